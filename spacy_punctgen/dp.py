@@ -1,0 +1,285 @@
+"""Python face of the exact DP (``_dp``, compiled from ``cython_ext/dp.pyx``).
+
+:class:`Grammar` holds the model-independent puncteme table; :func:`build_lattice`
+turns one tree with its surface punctuation and candidate ``(l, r)`` pairs into the
+flat integer arrays the Cython core walks.  A lattice depends only on the data,
+never on parameters, so training builds it once per sentence and reuses it.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import List, Optional, Sequence, Tuple
+
+import numpy as np
+
+from . import _dp
+
+KEEP, ABSORB_LEFT, ABSORB_RIGHT, TRANSPOSE = 0, 1, 2, 3
+EDIT_NAMES = ("keep", "absorb_left", "absorb_right", "transpose")
+BOS = 0  # symbol id of '^'
+
+
+class Grammar:
+    """Puncteme table: puncteme id -> sequence of symbol ids (id 0 is ε)."""
+
+    def __init__(self, n_symbols: int, punctemes: Sequence[Sequence[int]]):
+        self.n_symbols = int(n_symbols)
+        self.punctemes = [tuple(int(s) for s in p) for p in punctemes]
+        if not self.punctemes or self.punctemes[0] != ():
+            raise ValueError("puncteme 0 must be the empty puncteme ()")
+        for i, p in enumerate(self.punctemes):
+            for s in p:
+                if not 0 <= s < self.n_symbols:
+                    raise ValueError(f"puncteme {i} {p} has symbol {s} outside 0..{self.n_symbols - 1}")
+        lens = np.array([len(p) for p in self.punctemes], dtype=np.int32)
+        self.pm_ptr = np.zeros(len(lens) + 1, dtype=np.int32)
+        np.cumsum(lens, out=self.pm_ptr[1:])
+        flat = [s for p in self.punctemes for s in p]
+        self.pm_sym = np.array(flat or [0], dtype=np.int32)
+
+
+@dataclass
+class Lattice:
+    """One sentence, compiled for the DP. Candidate k belongs to node ``cand_node[k]``
+    and is row ``cand_row[k]`` of that node's candidate array given to :func:`build_lattice`."""
+
+    n: int
+    first: np.ndarray
+    last: np.ndarray
+    kid_ptr: np.ndarray
+    kids: np.ndarray
+    nleft: np.ndarray
+    order: np.ndarray
+    roots: np.ndarray
+    x_ptr: np.ndarray
+    x_sym: np.ndarray
+    x_ptr_r: np.ndarray
+    x_sym_r: np.ndarray
+    cand_ptr: np.ndarray
+    cand_li: np.ndarray
+    cand_ri: np.ndarray
+    cand_l: np.ndarray
+    cand_r: np.ndarray
+    cand_node: np.ndarray
+    cand_row: np.ndarray
+    ul_ptr: np.ndarray
+    ul: np.ndarray
+    ur_ptr: np.ndarray
+    ur: np.ndarray
+
+    @property
+    def n_candidates(self) -> int:
+        return int(self.cand_l.shape[0])
+
+    def node_candidates(self, w: int) -> slice:
+        return slice(int(self.cand_ptr[w]), int(self.cand_ptr[w + 1]))
+
+
+def tree_structure(heads: Sequence[int]) -> Tuple[List[List[int]], List[int], List[int], List[int], List[int]]:
+    """Children, roots, post-order and subtree spans of a projective forest.
+
+    Raises ValueError naming the word at fault for a cycle, a bad head, or a
+    non-projective arc (callers projectivise first).
+    """
+    n = len(heads)
+    children: List[List[int]] = [[] for _ in range(n)]
+    roots: List[int] = []
+    for i, h in enumerate(heads):
+        h = int(h)
+        if h == -1:
+            roots.append(i)
+        elif 0 <= h < n and h != i:
+            children[h].append(i)
+        else:
+            raise ValueError(f"word {i} has invalid head {h} (n={n})")
+    if not roots:
+        raise ValueError("the tree has no root (every word has a head): it contains a cycle")
+    order: List[int] = []
+    first = list(range(n))
+    last = list(range(n))
+    size = [1] * n
+    seen = 0
+    for root in roots:
+        stack = [(root, 0)]
+        while stack:
+            w, state = stack.pop()
+            if state == 0:
+                stack.append((w, 1))
+                for c in children[w]:
+                    stack.append((c, 0))
+            else:
+                order.append(w)
+                seen += 1
+                for c in children[w]:
+                    first[w] = min(first[w], first[c])
+                    last[w] = max(last[w], last[c])
+                    size[w] += size[c]
+    if seen != n:
+        raise ValueError("the tree contains a cycle (some words are not reachable from a root)")
+    for w in range(n):
+        if last[w] - first[w] + 1 != size[w]:
+            raise ValueError(f"the tree is not projective: the subtree of word {w} is discontinuous; projectivise it first")
+    # top-level constituents must tile the sentence in order
+    roots.sort()
+    pos = 0
+    for r in roots:
+        if first[r] != pos:
+            raise ValueError(f"the tree is not projective: root {r} does not start where the previous root ends")
+        pos = last[r] + 1
+    return children, roots, order, first, last
+
+
+def build_lattice(grammar: Grammar, heads: Sequence[int], slot_syms: Sequence[Sequence[int]],
+                  node_cands: Sequence[np.ndarray]) -> Lattice:
+    n = len(heads)
+    if n == 0:
+        raise ValueError("cannot build a lattice for a sentence with no words")
+    if len(slot_syms) != n + 1:
+        raise ValueError(f"expected {n + 1} slots for {n} words, got {len(slot_syms)}")
+    if len(slot_syms[0]) == 0 or int(slot_syms[0][0]) != BOS:
+        raise ValueError("slot 0 must start with the '^' symbol (id 0)")
+    if len(node_cands) != n:
+        raise ValueError(f"expected candidate pairs for {n} nodes, got {len(node_cands)}")
+    S = grammar.n_symbols
+    for i, x in enumerate(slot_syms):
+        for s in x:
+            if not 0 <= int(s) < S:
+                raise ValueError(f"slot {i} has symbol id {s} outside 0..{S - 1}")
+    children, roots, order, first, last = tree_structure(heads)
+    kid_ptr = [0]
+    kids: List[int] = []
+    nleft = []
+    for w in range(n):
+        ks = sorted(children[w])
+        kids.extend(ks)
+        kid_ptr.append(len(kids))
+        nleft.append(sum(1 for c in ks if c < w))
+    lens = [len(x) for x in slot_syms]
+    x_ptr = np.zeros(n + 2, dtype=np.int32)
+    np.cumsum(lens, out=x_ptr[1:])
+    x_sym = np.array([int(s) for x in slot_syms for s in x] or [0], dtype=np.int32)
+    x_sym_r = np.array([int(s) for x in slot_syms for s in reversed(list(x))] or [0], dtype=np.int32)
+    n_pm = len(grammar.punctemes)
+    cand_ptr = [0]
+    cand_l, cand_r, cand_li, cand_ri, cand_node, cand_row = [], [], [], [], [], []
+    ul_ptr, ul, ur_ptr, ur = [0], [], [0], []
+    for w in range(n):
+        arr = np.asarray(node_cands[w], dtype=np.int64).reshape(-1, 2)
+        if arr.size and (arr.min() < 0 or arr.max() >= n_pm):
+            raise ValueError(f"node {w} has a candidate puncteme id outside 0..{n_pm - 1}")
+        rows = np.arange(arr.shape[0])
+        ok = np.ones(arr.shape[0], dtype=bool)
+        if lens[first[w]] == 0:
+            ok &= arr[:, 0] == 0
+        if lens[last[w] + 1] == 0:
+            ok &= arr[:, 1] == 0
+        arr, rows = arr[ok], rows[ok]
+        lu, li = np.unique(arr[:, 0], return_inverse=True)
+        ru, ri = np.unique(arr[:, 1], return_inverse=True)
+        cand_l.extend(arr[:, 0].tolist())
+        cand_r.extend(arr[:, 1].tolist())
+        cand_li.extend(li.ravel().tolist())
+        cand_ri.extend(ri.ravel().tolist())
+        cand_node.extend([w] * len(rows))
+        cand_row.extend(rows.tolist())
+        cand_ptr.append(len(cand_l))
+        ul.extend(lu.tolist())
+        ul_ptr.append(len(ul))
+        ur.extend(ru.tolist())
+        ur_ptr.append(len(ur))
+
+    def i32(v):
+        return np.array(v if len(v) else [0], dtype=np.int32)
+
+    return Lattice(
+        n=n,
+        first=np.array(first, dtype=np.int32),
+        last=np.array(last, dtype=np.int32),
+        kid_ptr=np.array(kid_ptr, dtype=np.int32),
+        kids=i32(kids),
+        nleft=np.array(nleft, dtype=np.int32),
+        order=np.array(order, dtype=np.int32),
+        roots=np.array(roots, dtype=np.int32),
+        x_ptr=x_ptr,
+        x_sym=x_sym,
+        x_ptr_r=x_ptr.copy(),
+        x_sym_r=x_sym_r,
+        cand_ptr=np.array(cand_ptr, dtype=np.int32),
+        cand_li=i32(cand_li)[: len(cand_l)] if cand_l else np.zeros(0, dtype=np.int32),
+        cand_ri=i32(cand_ri)[: len(cand_l)] if cand_l else np.zeros(0, dtype=np.int32),
+        cand_l=np.array(cand_l, dtype=np.int64),
+        cand_r=np.array(cand_r, dtype=np.int64),
+        cand_node=np.array(cand_node, dtype=np.int64),
+        cand_row=np.array(cand_row, dtype=np.int64),
+        ul_ptr=np.array(ul_ptr, dtype=np.int32),
+        ul=i32(ul),
+        ur_ptr=np.array(ur_ptr, dtype=np.int32),
+        ur=i32(ur),
+    )
+
+
+@dataclass
+class DPResult:
+    logZ: float
+    mu: np.ndarray
+    counts: np.ndarray
+    dmu: Optional[np.ndarray] = None
+    dcounts: Optional[np.ndarray] = None
+
+
+def _check_p(lat: Lattice, cand_p) -> np.ndarray:
+    p = np.ascontiguousarray(cand_p, dtype=np.float64)
+    if p.shape != (lat.n_candidates,):
+        raise ValueError(f"cand_p must have shape ({lat.n_candidates},), got {p.shape}")
+    if not np.all(np.isfinite(p)) or np.any(p < 0):
+        raise ValueError("candidate probabilities must be finite and non-negative")
+    return p
+
+
+def _check_phi(grammar: Grammar, phi) -> np.ndarray:
+    phi = np.ascontiguousarray(phi, dtype=np.float64)
+    S = grammar.n_symbols
+    if phi.shape != (S, S, 4):
+        raise ValueError(f"phi must have shape ({S}, {S}, 4), got {phi.shape}")
+    return phi
+
+
+def inside_outside(lat: Lattice, grammar: Grammar, cand_p, phi, r2l: bool, grad: bool = True,
+                   tilt=None) -> DPResult:
+    """log p(x|T), posterior marginals per candidate and expected edit counts.
+
+    ``tilt`` (float per candidate): also return d/dλ at λ=0 of the marginals and
+    counts when each candidate's weight is multiplied by exp(λ·tilt).
+    """
+    p = _check_p(lat, cand_p)
+    phi = _check_phi(grammar, phi)
+    if lat.n_candidates == 0:
+        S = grammar.n_symbols
+        return DPResult(-np.inf, np.zeros(0), np.zeros((S, S, 4)))
+    logZ, mu, counts, dmu, dcounts = _dp.run_dp(lat, grammar, p, phi, bool(r2l), "sum",
+                                                grad, grad, tilt if grad else None)
+    return DPResult(float(logZ), mu, counts, dmu, dcounts)
+
+
+def log_prob(lat: Lattice, grammar: Grammar, cand_p, phi, r2l: bool) -> float:
+    """log p(x|T) only (inside pass)."""
+    p = _check_p(lat, cand_p)
+    if lat.n_candidates == 0:
+        return -np.inf
+    return float(_dp.run_dp(lat, grammar, p, _check_phi(grammar, phi), bool(r2l), "sum", False, False)[0])
+
+
+def viterbi(lat: Lattice, grammar: Grammar, cand_p, phi, r2l: bool) -> Tuple[float, np.ndarray]:
+    """Best joint derivation (underlying tree and channel path): its log-probability and
+    the chosen lattice candidate per node (-1 everywhere if x is impossible)."""
+    p = _check_p(lat, cand_p)
+    best = np.full(lat.n, -1, dtype=np.int64)
+    if lat.n_candidates == 0:
+        return -np.inf, best
+    logmax, mu, _, _, _ = _dp.run_dp(lat, grammar, p, _check_phi(grammar, phi), bool(r2l), "max", True, False)
+    if logmax == -np.inf:
+        return -np.inf, best
+    for w in range(lat.n):
+        a, b = int(lat.cand_ptr[w]), int(lat.cand_ptr[w + 1])
+        best[w] = a + int(np.argmax(mu[a:b]))
+    return float(logmax), best

@@ -1,0 +1,52 @@
+"""The Cython DP equals brute-force enumeration over every underlying tree and edit path."""
+import math
+
+import numpy as np
+import pytest
+
+from spacy_punctgen.dp import inside_outside, log_prob, viterbi
+from spacy_punctgen.reference import brute_force, numpy_inside
+
+from dp_fixtures import feasible_problem, random_problem
+
+
+@pytest.mark.parametrize("r2l", [False, True])
+@pytest.mark.parametrize("seed", range(40))
+def test_dp_equals_brute_force(seed, r2l):
+    rng = np.random.default_rng(seed)
+    g, heads, slots, cands, probs, phi, lat, cand_p = random_problem(rng)
+    bf = brute_force(g, heads, slots, cands, probs, phi, r2l)
+    res = inside_outside(lat, g, cand_p, phi, r2l)
+    if bf["Z"] == 0.0:
+        assert res.logZ == -math.inf
+        return
+    assert res.logZ == pytest.approx(math.log(bf["Z"]), abs=1e-10)
+    assert log_prob(lat, g, cand_p, phi, r2l) == pytest.approx(res.logZ, abs=1e-12)
+    assert numpy_inside(lat, g, cand_p, phi, r2l) == pytest.approx(res.logZ, abs=1e-10)
+    # marginals per lattice candidate vs brute force (pruned candidates have marginal 0)
+    for k in range(lat.n_candidates):
+        w, row = int(lat.cand_node[k]), int(lat.cand_row[k])
+        assert res.mu[k] == pytest.approx(bf["marginals"][w][row], abs=1e-10)
+    kept = {(int(w), int(r)) for w, r in zip(lat.cand_node, lat.cand_row)}
+    for w, m in enumerate(bf["marginals"]):
+        for row, val in enumerate(m):
+            if (w, row) not in kept:
+                assert val == pytest.approx(0.0, abs=1e-12)
+    logbest, best = viterbi(lat, g, cand_p, phi, r2l)
+    assert logbest == pytest.approx(math.log(bf["best"]), abs=1e-10)
+    chosen = tuple(int(lat.cand_row[b]) for b in best)
+    assert chosen == tuple(bf["best_choice"])
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_impossible_surface_gives_minus_inf(seed):
+    rng = np.random.default_rng(1000 + seed)
+    g, heads, slots, cands, probs, phi, lat, cand_p = random_problem(rng)
+    for r2l in (False, True):
+        bf = brute_force(g, heads, slots, cands, probs, phi, r2l)
+        res = inside_outside(lat, g, cand_p, phi, r2l)
+        if bf["Z"] == 0.0:
+            assert res.logZ == -math.inf
+            assert viterbi(lat, g, cand_p, phi, r2l)[0] == -math.inf
+        else:
+            assert res.logZ == pytest.approx(math.log(bf["Z"]), abs=1e-10)
