@@ -531,6 +531,91 @@ cdef void _outside(Tree* t, Store* st, num* buf, const num* P, num* v, num* v2, 
             _copy(v, v2, t.slots[t.first[c]].N)
 
 
+
+cdef struct Sampler:
+    const double* P
+    const double* u      # one uniform draw per node, consumed in sampling order
+    int next_u
+    long* choice         # chosen lattice candidate per node
+    double* v            # scratch vectors (never held across a recursive call)
+    double* v2
+    double* tmp
+    double* ts
+    double* ss
+
+
+cdef void _sample_node(Tree* t, Store* st, double* buf, Sampler* sm, int w) noexcept nogil:
+    """Draw w's (l, r) given everything drawn so far (β = ctxL[w], γ = ctxR[w] are the
+    conditional outside vectors), then its subtree left to right.  Leaves the drawn
+    subtree's factors a* in ML[w] and b* in MR[w] (normalised)."""
+    cdef int i = t.first[w], j = w, k = t.last[w] + 1
+    cdef int Ni = t.slots[i].N, Nk = t.slots[k].N
+    cdef int kp0 = t.kid_ptr[w], kp1 = t.kid_ptr[w + 1], nl = t.nleft[w]
+    cdef int c, q, lpm, rpm, Nc
+    cdef double tot = 0.0, acc, target
+    cdef double* A = buf + st.offA[w]
+    cdef double* B = buf + st.offB[w]
+    cdef double* beta = buf + st.offCL[w]
+    cdef double* gamma = buf + st.offCR[w]
+    cdef long chosen = -1
+    for c in range(t.cand_ptr[w], t.cand_ptr[w + 1]):
+        tot += sm.P[c] * _dot(beta, A + t.cand_li[c] * Ni, Ni, False) * _dot(B + t.cand_ri[c] * Nk, gamma, Nk, False)
+    target = sm.u[sm.next_u] * tot
+    sm.next_u += 1
+    acc = 0.0
+    for c in range(t.cand_ptr[w], t.cand_ptr[w + 1]):
+        chosen = c
+        acc += sm.P[c] * _dot(beta, A + t.cand_li[c] * Ni, Ni, False) * _dot(B + t.cand_ri[c] * Nk, gamma, Nk, False)
+        if acc > target:
+            break
+    sm.choice[w] = chosen
+    lpm = t.ul[t.ul_ptr[w] + t.cand_li[chosen]]
+    rpm = t.ur[t.ur_ptr[w] + t.cand_ri[chosen]]
+    # left kids: ctxL[c1] = βᵀ·M_i(l*); ctxL[c_{m+1}] ∝ b*(c_m); γ of each = inside suffix ctxR
+    if nl > 0:
+        c = t.kids[kp0]
+        _apply_puncteme_row(t, i, lpm, beta, buf + st.offCL[c], sm.tmp, False)
+        _normalize(buf + st.offCL[c], Ni)
+        for q in range(kp0, kp0 + nl):
+            c = t.kids[q]
+            _sample_node(t, st, buf, sm, c)
+            if q + 1 < kp0 + nl:
+                Nc = t.slots[t.last[c] + 1].N
+                _copy(buf + st.offCL[t.kids[q + 1]], buf + st.offMR[c], Nc)
+        _copy(sm.v, buf + st.offML[t.kids[kp0]], Ni)
+    else:
+        _init_rho(t.slots[j], t.S, t.r2l, sm.v)
+    # right kids: γ suffixes over the undrawn right kids, starting from κ = M_k(r*)·γ
+    if kp1 > kp0 + nl:
+        c = t.kids[kp1 - 1]
+        _apply_puncteme_col(t, k, rpm, gamma, buf + st.offCR[c], sm.tmp, False)
+        _normalize(buf + st.offCR[c], Nk)
+        for q in range(kp1 - 1, kp0 + nl, -1):
+            c = t.kids[q]
+            _in_col(t, st, buf, sm.P, c, buf + st.offCR[c], sm.v2, sm.ts, sm.ss, False)
+            Nc = t.slots[t.first[c]].N
+            _normalize(sm.v2, Nc)
+            _copy(buf + st.offCR[t.kids[q - 1]], sm.v2, Nc)
+    # a* = M_i(l*)·ML*  (ML* ∝ a*(c1) or ρ_j); written to ML[w] after the left kids are done
+    _apply_puncteme_col(t, i, lpm, sm.v, sm.v2, sm.tmp, False)
+    _normalize(sm.v2, Ni)
+    _copy(buf + st.offML[w], sm.v2, Ni)
+    if kp1 > kp0 + nl:
+        c = t.kids[kp0 + nl]
+        _init_alpha(t.slots[j + 1], t.S, t.r2l, buf + st.offCL[c])
+        for q in range(kp0 + nl, kp1):
+            c = t.kids[q]
+            _sample_node(t, st, buf, sm, c)
+            if q + 1 < kp1:
+                _copy(buf + st.offCL[t.kids[q + 1]], buf + st.offMR[c], t.slots[t.last[c] + 1].N)
+        _copy(sm.v, buf + st.offMR[t.kids[kp1 - 1]], Nk)
+    else:
+        _init_alpha(t.slots[j + 1], t.S, t.r2l, sm.v)
+    _apply_puncteme_row(t, k, rpm, sm.v, sm.v2, sm.tmp, False)
+    _normalize(sm.v2, Nk)
+    _copy(buf + st.offMR[w], sm.v2, Nk)
+
+
 cdef class _Workspace:
     """Per-call buffers and the Tree/Store views over a lattice's arrays."""
     cdef Tree t
@@ -699,3 +784,60 @@ def run_dp(lat, grammar, cand_p, double[:, :, ::1] phi, bint r2l, str mode, bint
         dmu = muc.imag / tilt_step
         dcnt = (cntc.imag / tilt_step).reshape(S, S, 4)
     return logZ, mu, cnt.reshape(S, S, 4), dmu, dcnt
+
+
+def sample_dp(lat, grammar, cand_p, double[:, :, ::1] phi, bint r2l, double[:, ::1] uniforms):
+    """Exact draws of T' ~ p(T' | T, x): one row of ``uniforms`` (n draws) per sample.
+
+    Returns (logZ, choices int64[n_samples, n]) with lattice-candidate indices.
+    """
+    cdef _Workspace ws = _Workspace()
+    ws.setup(lat, grammar, phi, r2l)
+    cdef long K = lat.cand_li.shape[0]
+    cdef int n = lat.n, n_samples = uniforms.shape[0], si, q, c, N = ws.maxN, U = ws.maxU + 1
+    if uniforms.shape[1] != n:
+        raise ValueError("uniforms must have one column per word")
+    cdef double[::1] P = np.ascontiguousarray(cand_p, dtype=np.float64)
+    cdef double[::1] buf = np.zeros(max(ws.total, 1), dtype=np.float64)
+    cdef double[::1] scratch = np.zeros(8 * N + 4 * U + 8, dtype=np.float64)
+    cdef long[:, ::1] choices = np.full((n_samples, n), -1, dtype=np.int64)
+    cdef double* sp = &scratch[0]
+    cdef double logZ
+    cdef Sampler sm
+    cdef Tree* t = &ws.t
+    cdef Store* st = &ws.st
+    cdef double* bp = &buf[0]
+    with nogil:
+        logZ = _inside(t, st, bp, &P[0], sp, sp + N, sp + 2 * N, sp + 6 * N, sp + 6 * N + U,
+                       sp + 3 * N, False)
+    if logZ == -INFINITY:
+        return logZ, np.asarray(choices)
+    sm.P = &P[0]
+    sm.v = sp
+    sm.v2 = sp + N
+    sm.tmp = sp + 2 * N
+    sm.ts = sp + 6 * N
+    sm.ss = sp + 6 * N + U
+    with nogil:
+        for si in range(n_samples):
+            sm.u = &uniforms[si, 0]
+            sm.next_u = 0
+            sm.choice = &choices[si, 0]
+            # roots: γ suffixes over undrawn roots, then draw left to right
+            c = t.roots[t.n_roots - 1]
+            _init_rho(t.slots[n], t.S, t.r2l, bp + st.offCR[c])
+            for q in range(t.n_roots - 1, 0, -1):
+                c = t.roots[q]
+                _in_col(t, st, bp, sm.P, c, bp + st.offCR[c], sm.v2, sm.ts, sm.ss, False)
+                _normalize(sm.v2, t.slots[t.first[c]].N)
+                _copy(bp + st.offCR[t.roots[q - 1]], sm.v2, t.slots[t.first[c]].N)
+            c = t.roots[0]
+            _init_alpha(t.slots[0], t.S, t.r2l, sm.tmp)
+            _row(t.slots[0], t.S, 0, t.phi, t.r2l, sm.tmp, bp + st.offCL[c], False)
+            _normalize(bp + st.offCL[c], t.slots[0].N)
+            for q in range(t.n_roots):
+                c = t.roots[q]
+                _sample_node(t, st, bp, &sm, c)
+                if q + 1 < t.n_roots:
+                    _copy(bp + st.offCL[t.roots[q + 1]], bp + st.offMR[c], t.slots[t.last[c] + 1].N)
+    return logZ, np.asarray(choices)

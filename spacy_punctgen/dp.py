@@ -283,3 +283,20 @@ def viterbi(lat: Lattice, grammar: Grammar, cand_p, phi, r2l: bool) -> Tuple[flo
         a, b = int(lat.cand_ptr[w]), int(lat.cand_ptr[w + 1])
         best[w] = a + int(np.argmax(mu[a:b]))
     return float(logmax), best
+
+
+def sample_posterior(lat: Lattice, grammar: Grammar, cand_p, phi, r2l: bool, n_samples: int,
+                     seed: int = 0) -> np.ndarray:
+    """Exact samples T' ~ p(T' | T, x): int64[n_samples, n] lattice-candidate indices.
+
+    Raises ValueError if x is impossible under the model (there is nothing to sample).
+    """
+    p = _check_p(lat, cand_p)
+    rng = np.random.default_rng(seed)
+    uniforms = rng.random((int(n_samples), lat.n))
+    if lat.n_candidates == 0:
+        raise ValueError("the surface punctuation is impossible under the model: nothing to sample")
+    logZ, choices = _dp.sample_dp(lat, grammar, p, _check_phi(grammar, phi), bool(r2l), uniforms)
+    if logZ == -np.inf:
+        raise ValueError("the surface punctuation is impossible under the model: nothing to sample")
+    return choices
