@@ -8,7 +8,7 @@ blocks ourselves and let ``conllu`` parse each line.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator, List, Optional, Tuple, Union
 

@@ -93,7 +93,9 @@ def quote_directions(ud: UDSentence, punct: List[bool], use_xpos: bool) -> Dict[
     """Map each straight-quote punctuation token (0-based) to True (opening) / False (closing).
 
     Order of evidence: PTB XPOS (trusted only when ``use_xpos``, i.e. English EWT);
-    else the quote dependents of one head, paired in order; else spacing.
+    else the same-character quote dependents of one head, paired in order when
+    there is an even number of them; else spacing: a quote opens if preceded by
+    a space (or the sentence start), followed by no space and not the last token.
     """
     quotes = [i for i, f in enumerate(ud.forms) if punct[i] and f in _DIRECTED]
     result: Dict[int, bool] = {}

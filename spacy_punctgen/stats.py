@@ -34,7 +34,8 @@ def expand_paths(paths: List[str]) -> List[Tuple[str, List[Tuple[str, Path]]]]:
             files = sorted(p.glob("*.conllu"))
             if not files:
                 raise FileNotFoundError(f"No *.conllu files in directory: {p}")
-            groups.append((f"{p.name}/ (all)", [(f"{p.name}/{f.name}", f) for f in files]))
+            name = p.resolve().name
+            groups.append((f"{name}/ (all)", [(f"{name}/{f.name}", f) for f in files]))
         elif p.is_file():
             groups.append(("", [(arg, p)]))
         else:
@@ -79,7 +80,7 @@ def markdown_table(result: Dict[str, object]) -> str:
     body = []
     for r in result["_rows"]:
         cells = _cells(r, COLUMNS)
-        if r in result["dirs"] or r is result["total"]:
+        if r["file"].endswith("/ (all)") or r is result["total"]:
             cells = [f"**{c}**" for c in cells]
         body.append("| " + " | ".join(cells) + " |")
     return "\n".join([head, rule] + body)
@@ -88,10 +89,11 @@ def markdown_table(result: Dict[str, object]) -> str:
 def plain_table(result: Dict[str, object]) -> str:
     rows = result["_rows"]
     width = max(len(r["file"]) for r in rows)
-    lines = [f"{'file':<{width}}  " + "  ".join(f"{h:>8}" for _, h in COLUMNS[1:])]
+    widths = [max(len(h), 8) for _, h in COLUMNS[1:]]
+    lines = [f"{'file':<{width}}  " + "  ".join(f"{h:>{w}}" for (_, h), w in zip(COLUMNS[1:], widths))]
     for r in rows:
         cells = _cells(r, COLUMNS[1:])
-        lines.append(f"{r['file']:<{width}}  " + "  ".join(f"{c:>8}" for c in cells))
+        lines.append(f"{r['file']:<{width}}  " + "  ".join(f"{c:>{w}}" for c, w in zip(cells, widths)))
     return "\n".join(lines)
 
 
