@@ -15,7 +15,8 @@ from typing import Dict, List, Sequence, Tuple
 
 import numpy as np
 
-from .dp import ABSORB_LEFT, ABSORB_RIGHT, KEEP, TRANSPOSE, Grammar, Lattice, tree_structure
+from .dp import ABSORB_LEFT, ABSORB_RIGHT, KEEP, TRANSPOSE, Grammar, Lattice
+from .underlying import underlying_sequences
 
 
 def channel_prob(u: Sequence[int], x: Sequence[int], phi: np.ndarray, r2l: bool, use_max: bool = False) -> float:
@@ -51,23 +52,9 @@ def channel_prob(u: Sequence[int], x: Sequence[int], phi: np.ndarray, r2l: bool,
 
 
 def underlying_slots(heads: Sequence[int], choice: Sequence[Tuple[int, int]], grammar: Grammar) -> List[List[int]]:
-    """u_i for every slot given each node's (l, r): right punctemes innermost first,
-    then left punctemes outermost first; slot 0 starts with '^' (symbol 0)."""
-    n = len(heads)
-    _, _, _, first, last = tree_structure(heads)
-    ends: Dict[int, List[int]] = {}
-    starts: Dict[int, List[int]] = {}
-    for w in range(n):
-        ends.setdefault(last[w] + 1, []).append(w)
-        starts.setdefault(first[w], []).append(w)
-    slots = []
-    for i in range(n + 1):
-        u: List[int] = [0] if i == 0 else []
-        for w in sorted(ends.get(i, []), key=lambda w: last[w] - first[w]):
-            u.extend(grammar.punctemes[choice[w][1]])
-        for w in sorted(starts.get(i, []), key=lambda w: -(last[w] - first[w])):
-            u.extend(grammar.punctemes[choice[w][0]])
-        slots.append(u)
+    """u_i of every slot (symbol ids) for puncteme ids ``choice[w] = (l, r)``; slot 0 starts with '^'."""
+    slots = underlying_sequences(heads, [(grammar.punctemes[l], grammar.punctemes[r]) for l, r in choice])
+    slots[0] = [0] + slots[0]
     return slots
 
 
