@@ -18,6 +18,7 @@ _COMMAND_MODULES = [
     "spacy_punctgen.stats",
     "spacy_punctgen.train",
     "spacy_punctgen.evaluate",
+    "spacy_punctgen.demo",
 ]
 
 _REGISTRY: Dict[str, dict] = {}

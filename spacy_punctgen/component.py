@@ -4,8 +4,10 @@ A thin layer over :class:`PunctModel`: each sentence is depunctuated
 (:mod:`doc_convert`), the best underlying tree ``T'`` is decoded by the Cython
 core, and the result is exposed as extension attributes:
 
-* ``doc._.underlying_punct``: one entry per slot of every sentence, with the
-  underlying and the surface token sequences;
+* ``doc._.underlying_punct``: one dict per slot of every sentence: ``sentence``,
+  ``slot``, ``after`` (index of the word token before the slot, None for slot 0),
+  ``underlying`` and ``surface`` token sequences (``underlying`` is None where the
+  model gives the sentence's punctuation probability 0);
 * ``token._.punct_left`` / ``token._.punct_right``: the punctemes the token's
   constituent sprouts (``None`` on punctuation tokens);
 * ``doc._.punct_logprob``: ``Σ log p(x|T)`` over the Doc's sentences.
@@ -84,13 +86,14 @@ class PunctGen(Pipe):
                 continue
             lr = model.best_underlying(ps)
             total += model.log_prob(ps)
-            if lr is None:  # p(x|T) = 0: no explanation exists; say so rather than guess
-                for i, x in enumerate(ps.slots):
-                    entries.append({"sentence": si, "slot": i, "underlying": None, "surface": tuple(x)})
-                continue
-            u = underlying_sequences(ps.heads, lr)
+            # p(x|T) = 0 leaves lr None: no explanation exists, so say so rather than guess
+            u = underlying_sequences(ps.heads, lr) if lr is not None else [None] * len(ps.slots)
             for i, x in enumerate(ps.slots):
-                entries.append({"sentence": si, "slot": i, "underlying": tuple(u[i]), "surface": tuple(x)})
+                entries.append({"sentence": si, "slot": i, "after": word_tokens[i - 1] if i else None,
+                                "underlying": tuple(u[i]) if u[i] is not None else None,
+                                "surface": tuple(x)})
+            if lr is None:
+                continue
             for w, tok_i in enumerate(word_tokens):
                 doc[tok_i]._.punct_left = tuple(lr[w][0])
                 doc[tok_i]._.punct_right = tuple(lr[w][1])

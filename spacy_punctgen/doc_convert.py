@@ -86,3 +86,12 @@ def span_to_sentence(sent: Span, quote_xpos: bool = False) -> Tuple[Optional[Pun
         return None, []
     words = [t.i for t, u, d in zip(sent, ud.upos, ud.deprels) if not is_punct(u, d)]
     return ps, words
+
+
+def doc_from_ud(vocab, ud: UDSentence) -> Doc:
+    """A spaCy Doc carrying a UD sentence's gold tokens, UPOS, XPOS and tree."""
+    heads = [(h - 1) if h > 0 else i for i, h in enumerate(ud.heads)]
+    deps = ["ROOT" if h == 0 else d for h, d in zip(ud.heads, ud.deprels)]
+    return Doc(vocab, words=list(ud.forms), spaces=list(ud.space_after), pos=list(ud.upos),
+               tags=[x if x != "_" else "" for x in ud.xpos], heads=heads, deps=deps,
+               sent_starts=[True] + [False] * (len(ud.forms) - 1))
