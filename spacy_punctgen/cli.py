@@ -19,6 +19,7 @@ _COMMAND_MODULES = [
     "spacy_punctgen.train",
     "spacy_punctgen.evaluate",
     "spacy_punctgen.demo",
+    "spacy_punctgen.convert",
 ]
 
 _REGISTRY: Dict[str, dict] = {}
