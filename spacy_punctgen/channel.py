@@ -1,0 +1,58 @@
+"""NOISYCHANNEL parameters: one softmax over the 4 edits per bigram (MODEL.md §2).
+
+Why logits: ``ψ[a, b, :]`` (float32, trained by Adam) are unconstrained; the DP
+wants probabilities ``φ[a, b, e] = softmax_e ψ[a, b, e]`` in float64.  The
+gradient of ``log p(x|T)`` wrt ψ follows from the expected edit counts ``c``
+of the inside-outside pass (Eisner 2016): ``∂/∂ψ[a,b,e] = c[a,b,e] − φ[a,b,e]·Σ_e' c[a,b,e']``.
+The same formula turns the tilted counts ``dc`` into ``∂E[c(T')]/∂ψ``.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .dp import ABSORB_LEFT, ABSORB_RIGHT, KEEP, TRANSPOSE
+
+N_EDITS = 4
+EDITS = (KEEP, ABSORB_LEFT, ABSORB_RIGHT, TRANSPOSE)
+DIRECTIONS = ("l2r", "r2l")
+
+
+def parse_direction(direction: str) -> str:
+    """Normalise a direction name (``l2r``/``L``/``left`` or ``r2l``/``R``/``right``)."""
+    d = str(direction).strip().lower()
+    if d in ("l2r", "l", "left", "ltr", "left-to-right"):
+        return "l2r"
+    if d in ("r2l", "r", "right", "rtl", "right-to-left"):
+        return "r2l"
+    raise ValueError(f"channel direction must be 'l2r' or 'r2l', not {direction!r}")
+
+
+def is_r2l(direction: str) -> bool:
+    return parse_direction(direction) == "r2l"
+
+
+def init_psi(n_symbols: int, rng: np.random.Generator, scale: float = 1.0) -> np.ndarray:
+    """Initial logits ``~ N(0, scale²)`` (paper: N(0, 1)), float32 ``[S, S, 4]``."""
+    psi = rng.standard_normal((n_symbols, n_symbols, N_EDITS)) * scale
+    return psi.astype(np.float32)
+
+
+def channel_probs(psi: np.ndarray) -> np.ndarray:
+    """``φ = softmax(ψ)`` over the edit axis, float64."""
+    z = np.asarray(psi, dtype=np.float64)
+    z = z - z.max(axis=-1, keepdims=True)
+    e = np.exp(z)
+    return e / e.sum(axis=-1, keepdims=True)
+
+
+def identity_channel(n_symbols: int) -> np.ndarray:
+    """The ATTACH ablation's channel: ``keep`` with probability 1."""
+    phi = np.zeros((n_symbols, n_symbols, N_EDITS), dtype=np.float64)
+    phi[..., KEEP] = 1.0
+    return phi
+
+
+def channel_grad(phi: np.ndarray, counts: np.ndarray) -> np.ndarray:
+    """∂/∂ψ of ``Σ c[a,b,e] log φ[a,b,e]`` for (possibly tilted / signed) counts ``c``."""
+    counts = np.asarray(counts, dtype=np.float64)
+    return counts - phi * counts.sum(axis=-1, keepdims=True)

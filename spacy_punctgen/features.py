@@ -1,0 +1,467 @@
+"""ATTACH feature templates: what ``f(l, r, w)`` looks at (MODEL.md §2).
+
+Why this shape: ``p_θ(l, r | w)`` is a softmax over *all* pairs ``W_d`` of the
+node's relation ``d`` (about a hundred pairs per node in English), so scoring
+must not materialise one sparse feature vector per (node, pair).  Every feature
+is a conjunction of
+
+* a **node context** ``c`` -- a string that describes the node ``w`` and does not
+  depend on ``(l, r)``, for example ``conj|child=cc`` -- and
+* a **pair property** ``π(l, r)`` -- a string that describes the candidate pair and
+  does not depend on the node.
+
+so that ``θ·f(l, r, w) = Σ_{c ∈ C(w)} Σ_k θ[c ⊗ π_k(l, r)]``.  The score of every
+pair for one context is a gather from θ; the scores of a node are the sum of
+its contexts' rows.  The paper's examples fit this form: ``N.,.,.conj`` is the
+context ``conj|upos=NOUN`` conjoined with the pair property ``P=,|,``;
+``C.ε.ε.!conj.cc`` is the context ``conj|child=cc`` with ``P=|``.
+
+Node contexts (``d`` is the base relation ``conj`` of ``conj:pass``; every
+relation-specific context starts with ``d|``, global ones with ``*|``):
+
+====================  =========================================================
+template              value (one context per node unless noted)
+====================  =========================================================
+``rel``               ``d`` (relation bias)
+``full``              ``d|full=acl:relcl`` (only for relations with a subtype)
+``upos``              ``d|upos=NOUN`` -- UPOS of ``w``'s head word (paper (a))
+``dir``               ``d|dir=L`` / ``R`` / ``root``: ``w`` left or right of its parent
+``dir_upos``          ``d|dir=L|upos=NOUN``
+``parent``            ``d|prel=root|pupos=VERB``: parent's relation and UPOS (path to root, (b))
+``grandparent``       ``d|prel=conj|pprel=root``: two steps toward the root
+``depth``             ``d|depth=0..3+``
+``child``             ``d|child=cc`` for each distinct child relation (paper (b); several)
+``child_side``        ``d|child=cc|side=L`` for each distinct (relation, side) (several)
+``nkids``             ``d|nkids=0/1/2/3/4+``
+``sib``               ``d|lsib=nsubj`` and ``d|rsib=HEAD``: relation of the adjacent
+                      sibling (``HEAD`` = the parent word, ``NONE`` = no neighbour) (2)
+``flank``             ``d|lout=DET``, ``d|lin=NOUN``, ``d|rin=NOUN``, ``d|rout=VERB``:
+                      UPOS of the words flanking the slots where ``l`` and ``r`` land,
+                      ``BOS``/``EOS`` at the sentence edges (paper (c); 4)
+``flank_out``         ``d|lout=DET|rout=VERB``
+``edge``              ``d|edge=first/last/both/none``: does the constituent start at
+                      slot 0 / end at slot n
+``len``               ``d|len=1,2,3-4,5-8,9-16,17+`` (span length in words)
+``word``              ``d|word=however`` -- head word form (rare words -> ``UNK``)
+``span_words``        ``d|fword=``, ``d|lword=`` first/last word of the span (2)
+``out_words``         ``d|pword=``, ``d|nword=`` word before / after the span (2)
+``global``            ``*``, ``*|edge=..``, ``*|upos=..``: shared across relations (3)
+====================  =========================================================
+
+Pair properties (``K = 4`` per pair; the strings use the puncteme tokens
+themselves, so the features do not depend on inventory ids):
+
+* ``P=l|r`` -- the pair itself;
+* ``L=l`` and ``R=r`` -- each half alone;
+* ``S=..`` -- the pair's *shape*: whether ``l`` / ``r`` is empty, and whether the pair
+  is a mirror-image pair like ``( … )`` (``M``), unmatched (``U``, see
+  :func:`is_unmatched`) or neither (``-``).
+
+A feature's key is a 64-bit integer ``mix(hash(c), hash(π))`` built from
+``blake2b`` hashes of the strings (never Python's salted ``hash``), so keys are
+the same in every process.  The model keeps an *exact* dictionary: the sorted
+keys of all features that fire on a *supported* (node, pair) of the training
+data -- a pair whose non-empty halves land on non-empty surface slots, the only
+ones the DP can ever give posterior mass (slot 0 always holds ``^``).  Any other
+key maps to a dummy index whose weight stays 0.  This is the usual "observed
+features" restriction of CRF toolkits; the relation-bias context always supports
+every pair of ``W_d``, so every pair can still be pushed down.
+
+The paper's template (d), "punctuation already added to w's subconstituents",
+is not used: MODEL.md's ATTACH distribution factorises over nodes, which such a
+feature would break.
+"""
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from typing import Dict, Iterable, List, Optional, Sequence, Tuple
+
+import numpy as np
+
+from .inventory import PunctInventory, relation_key
+
+# ---------------------------------------------------------------------------
+# Symmetric marks (MODEL.md §4)
+
+#: opening mark -> its closing mirror
+OPEN_TO_CLOSE: Dict[str, str] = {
+    "(": ")", "[": "]", "{": "}", "\u201c": "\u201d", "\u2018": "\u2019", "\u00ab": "\u00bb",
+    "\u2039": "\u203a", "\u00bf": "?", "\u00a1": "!", "\u300c": "\u300d", "\u300a": "\u300b",
+    "\u300e": "\u300f", "\u3010": "\u3011", "\u3008": "\u3009", "\u3014": "\u3015",
+    "\u3016": "\u3017", "\uff08": "\uff09", "\uff3b": "\uff3d", "\uff5b": "\uff5d",
+    "``": "''",
+}
+#: closing marks that require their opener ("vice versa").  ``?`` and ``!`` are
+#: excluded: they close ``¿``/``¡`` in Spanish but are ordinary terminal marks
+#: everywhere, and counting every English question mark as unmatched would make
+#: the posterior-regularisation term fight the data.
+CLOSE_TO_OPEN: Dict[str, str] = {c: o for o, c in OPEN_TO_CLOSE.items() if c not in ("?", "!")}
+
+
+def is_unmatched(l: Sequence[str], r: Sequence[str]) -> bool:
+    """Does the pair hold an unmatched symmetric mark (MODEL.md §4)?
+
+    ``l`` is read left-to-right (outermost first), ``r`` right-to-left (outermost
+    first); position ``j`` of one faces position ``j`` of the other.  An opener
+    in ``l`` must face its closing mirror, and a closer in ``r`` must face its
+    opener.
+    """
+    rr = list(reversed(r))
+    for j, a in enumerate(l):
+        if a in OPEN_TO_CLOSE and (j >= len(rr) or rr[j] != OPEN_TO_CLOSE[a]):
+            return True
+    for j, b in enumerate(rr):
+        if b in CLOSE_TO_OPEN and (j >= len(l) or l[j] != CLOSE_TO_OPEN[b]):
+            return True
+    return False
+
+
+def is_mirror(l: Sequence[str], r: Sequence[str]) -> bool:
+    """Non-empty ``l`` and ``r`` where ``r`` is ``l``'s mirror image, e.g. ``( … )``, ``“ ( … ) ”``."""
+    if not l or len(l) != len(r):
+        return False
+    return all(OPEN_TO_CLOSE.get(a) == b for a, b in zip(l, reversed(r)))
+
+
+# ---------------------------------------------------------------------------
+# Hashing
+
+_MASK = (1 << 64) - 1
+_GOLD = np.uint64(0x9E3779B97F4A7C15)
+_M1 = np.uint64(0xBF58476D1CE4E5B9)
+_M2 = np.uint64(0x94D049BB133111EB)
+
+
+def stable_hash(text: str) -> int:
+    """A 64-bit hash of a string that is identical in every process and platform."""
+    return int.from_bytes(hashlib.blake2b(text.encode("utf-8"), digest_size=8).digest(), "little")
+
+
+def combine_keys(ctx_hash: np.ndarray, prop_hash: np.ndarray) -> np.ndarray:
+    """Feature key of (context, property) hashes (broadcasting uint64 arrays; splitmix64 finaliser)."""
+    with np.errstate(over="ignore"):
+        z = np.asarray(ctx_hash, dtype=np.uint64) * _GOLD + np.asarray(prop_hash, dtype=np.uint64)
+        z = (z ^ (z >> np.uint64(30))) * _M1
+        z = (z ^ (z >> np.uint64(27))) * _M2
+        return z ^ (z >> np.uint64(31))
+
+
+# ---------------------------------------------------------------------------
+# Templates
+
+ALL_TEMPLATES: Tuple[str, ...] = (
+    "rel", "full", "upos", "dir", "dir_upos", "parent", "grandparent", "depth", "child",
+    "child_side", "nkids", "sib", "flank", "flank_out", "edge", "len", "word", "span_words",
+    "out_words", "global",
+)
+DEFAULT_TEMPLATES: Tuple[str, ...] = ALL_TEMPLATES
+PAIR_PROPERTIES: Tuple[str, ...] = ("pair", "l", "r", "shape")
+
+
+@dataclass
+class FeatureConfig:
+    """Which node-context templates and pair properties are on (see the module docstring)."""
+
+    templates: List[str] = field(default_factory=lambda: list(DEFAULT_TEMPLATES))
+    properties: List[str] = field(default_factory=lambda: list(PAIR_PROPERTIES))
+
+    def __post_init__(self):
+        bad = [t for t in self.templates if t not in ALL_TEMPLATES]
+        if bad:
+            raise ValueError(f"unknown feature template(s) {bad}; known: {list(ALL_TEMPLATES)}")
+        bad = [p for p in self.properties if p not in PAIR_PROPERTIES]
+        if bad or not self.properties:
+            raise ValueError(f"pair properties must be a non-empty subset of {list(PAIR_PROPERTIES)}")
+        if "rel" not in self.templates:
+            raise ValueError("the 'rel' template is required (it supports every pair of W_d)")
+
+    def to_dict(self) -> dict:
+        return {"templates": list(self.templates), "properties": list(self.properties)}
+
+    @classmethod
+    def from_dict(cls, data: dict) -> "FeatureConfig":
+        return cls(templates=list(data["templates"]), properties=list(data["properties"]))
+
+
+def _len_bucket(k: int) -> str:
+    if k <= 2:
+        return str(k)
+    if k <= 4:
+        return "3-4"
+    if k <= 8:
+        return "5-8"
+    if k <= 16:
+        return "9-16"
+    return "17+"
+
+
+def tree_info(heads: Sequence[int]):
+    """Children (sorted), spans, depth of each node of a projective forest (heads 0-based, -1 root)."""
+    n = len(heads)
+    children: List[List[int]] = [[] for _ in range(n)]
+    roots = []
+    for i, h in enumerate(heads):
+        (children[h] if h >= 0 else roots).append(i)
+    lo = list(range(n))
+    hi = list(range(n))
+    depth = [0] * n
+    order = []
+    stack = list(roots)
+    while stack:
+        w = stack.pop()
+        order.append(w)
+        for c in children[w]:
+            depth[c] = depth[w] + 1
+            stack.append(c)
+    if len(order) != n:
+        raise ValueError("heads do not form a forest")
+    for w in reversed(order):
+        h = heads[w]
+        if h >= 0:
+            lo[h] = min(lo[h], lo[w])
+            hi[h] = max(hi[h], hi[w])
+    return children, sorted(roots), lo, hi, depth
+
+
+def node_contexts(sentence, inventory: PunctInventory, templates: Sequence[str]) -> List[List[str]]:
+    """The context strings of every node of one :class:`PunctSentence` (see the docstring table)."""
+    heads = list(sentence.heads)
+    n = len(heads)
+    children, roots, lo, hi, depth = tree_info(heads)
+    upos = list(sentence.upos)
+    full = [d.lower() for d in sentence.deprels]
+    base = [relation_key(d) for d in full]
+    tset = set(templates)
+    words = [inventory.word(w) for w in sentence.words] if tset & {"word", "span_words", "out_words"} else None
+    out: List[List[str]] = []
+    for w in range(n):
+        d = base[w]
+        h = heads[w]
+        ctx = [d]
+        if "full" in tset and full[w] != d:
+            ctx.append(f"{d}|full={full[w]}")
+        if "upos" in tset:
+            ctx.append(f"{d}|upos={upos[w]}")
+        side = "root" if h < 0 else ("L" if w < h else "R")
+        if "dir" in tset:
+            ctx.append(f"{d}|dir={side}")
+        if "dir_upos" in tset:
+            ctx.append(f"{d}|dir={side}|upos={upos[w]}")
+        prel = base[h] if h >= 0 else "ROOT"
+        if "parent" in tset:
+            pupos = upos[h] if h >= 0 else "ROOT"
+            ctx.append(f"{d}|prel={prel}|pupos={pupos}")
+        if "grandparent" in tset:
+            g = heads[h] if h >= 0 else -1
+            pprel = base[g] if g >= 0 else "ROOT"
+            ctx.append(f"{d}|prel={prel}|pprel={pprel}")
+        if "depth" in tset:
+            ctx.append(f"{d}|depth={min(depth[w], 3)}")
+        kids = children[w]
+        if "child" in tset:
+            for rel in sorted({base[c] for c in kids}):
+                ctx.append(f"{d}|child={rel}")
+        if "child_side" in tset:
+            for rel, s in sorted({(base[c], "L" if c < w else "R") for c in kids}):
+                ctx.append(f"{d}|child={rel}|side={s}")
+        if "nkids" in tset:
+            ctx.append(f"{d}|nkids={min(len(kids), 4)}")
+        if "sib" in tset:
+            group = sorted(children[h] + [h]) if h >= 0 else roots
+            k = group.index(w)
+            left = group[k - 1] if k > 0 else None
+            right = group[k + 1] if k + 1 < len(group) else None
+            ls = "NONE" if left is None else ("HEAD" if left == h else base[left])
+            rs = "NONE" if right is None else ("HEAD" if right == h else base[right])
+            ctx.append(f"{d}|lsib={ls}")
+            ctx.append(f"{d}|rsib={rs}")
+        a, b = lo[w], hi[w]
+        lout = upos[a - 1] if a > 0 else "BOS"
+        rout = upos[b + 1] if b + 1 < n else "EOS"
+        if "flank" in tset:
+            ctx.append(f"{d}|lout={lout}")
+            ctx.append(f"{d}|lin={upos[a]}")
+            ctx.append(f"{d}|rin={upos[b]}")
+            ctx.append(f"{d}|rout={rout}")
+        if "flank_out" in tset:
+            ctx.append(f"{d}|lout={lout}|rout={rout}")
+        edge = {(True, True): "both", (True, False): "first", (False, True): "last",
+                (False, False): "none"}[(a == 0, b == n - 1)]
+        if "edge" in tset:
+            ctx.append(f"{d}|edge={edge}")
+        if "len" in tset:
+            ctx.append(f"{d}|len={_len_bucket(b - a + 1)}")
+        if "word" in tset:
+            ctx.append(f"{d}|word={words[w]}")
+        if "span_words" in tset:
+            ctx.append(f"{d}|fword={words[a]}")
+            ctx.append(f"{d}|lword={words[b]}")
+        if "out_words" in tset:
+            ctx.append(f"{d}|pword={words[a - 1] if a > 0 else 'BOS'}")
+            ctx.append(f"{d}|nword={words[b + 1] if b + 1 < n else 'EOS'}")
+        if "global" in tset:
+            ctx.append("*")
+            ctx.append(f"*|edge={edge}")
+            ctx.append(f"*|upos={upos[w]}")
+        out.append(ctx)
+    return out
+
+
+def pair_property_strings(l: Sequence[str], r: Sequence[str], properties: Sequence[str]) -> List[str]:
+    """The pair-side property strings of one ``(l, r)`` (tokens joined by a space)."""
+    ls, rs = " ".join(l), " ".join(r)
+    out = []
+    for p in properties:
+        if p == "pair":
+            out.append(f"P={ls}|{rs}")
+        elif p == "l":
+            out.append(f"L={ls}")
+        elif p == "r":
+            out.append(f"R={rs}")
+        elif p == "shape":
+            kind = "M" if is_mirror(l, r) else ("U" if is_unmatched(l, r) else "-")
+            out.append(f"S={int(bool(l))}{int(bool(r))}{kind}")
+    return out
+
+
+@dataclass
+class RelationTable:
+    """Everything about one relation's allowed pairs ``W_d`` that does not depend on θ."""
+
+    rel: str
+    pairs: np.ndarray  # int64 (P, 2) puncteme ids, as given by the inventory
+    prop_hash: np.ndarray  # uint64 (P, K)
+    unmatched: np.ndarray  # float64 (P,): 1.0 where the pair holds an unmatched mark
+    l_empty: np.ndarray  # bool (P,)
+    r_empty: np.ndarray  # bool (P,)
+
+    @property
+    def size(self) -> int:
+        return int(self.pairs.shape[0])
+
+
+class FeatureExtractor:
+    """Interns node contexts and relation tables for one inventory and config.
+
+    Context *units* are (relation, context string) pairs: the same global
+    context ``*|edge=last`` under two relations scores different pair sets, so
+    it gets two units sharing one hash.
+    """
+
+    def __init__(self, inventory: PunctInventory, config: Optional[FeatureConfig] = None):
+        self.inventory = inventory
+        self.config = config or FeatureConfig()
+        self.rel_ids: Dict[str, int] = {}
+        self.rel_tables: List[RelationTable] = []
+        self._unit_ids: Dict[Tuple[int, str], int] = {}
+        self._unit_rel: List[int] = []
+        self._unit_hash: List[int] = []
+        self._unit_str: List[str] = []
+        self._hash_cache: Dict[str, int] = {}
+
+    # -- relations -----------------------------------------------------------
+    def relation_id(self, deprel: str) -> int:
+        """Id of the relation table used for a node with this (full) deprel."""
+        pairs = self.inventory.pairs_for(deprel)
+        key = relation_key(deprel)
+        if key not in self.inventory.pairs:
+            key = "<unseen>"  # pairs_for backs off to the union of all pairs
+        rid = self.rel_ids.get(key)
+        if rid is None:
+            rid = len(self.rel_tables)
+            self.rel_ids[key] = rid
+            self.rel_tables.append(self._make_table(key, pairs))
+        return rid
+
+    def _make_table(self, key: str, pairs: Sequence[Tuple[int, int]]) -> RelationTable:
+        pm = self.inventory.punctemes
+        arr = np.array(sorted(set(map(tuple, pairs)) | {(0, 0)}), dtype=np.int64).reshape(-1, 2)
+        props = [pair_property_strings(pm[l], pm[r], self.config.properties) for l, r in arr]
+        ph = np.array([[self._hash(s) for s in row] for row in props], dtype=np.uint64)
+        unm = np.array([is_unmatched(pm[l], pm[r]) for l, r in arr], dtype=np.float64)
+        return RelationTable(key, arr, ph, unm, arr[:, 0] == 0, arr[:, 1] == 0)
+
+    def _hash(self, s: str) -> int:
+        h = self._hash_cache.get(s)
+        if h is None:
+            h = self._hash_cache[s] = stable_hash(s)
+        return h
+
+    # -- contexts ------------------------------------------------------------
+    def unit_id(self, rel_id: int, context: str) -> int:
+        key = (rel_id, context)
+        uid = self._unit_ids.get(key)
+        if uid is None:
+            uid = len(self._unit_rel)
+            self._unit_ids[key] = uid
+            self._unit_rel.append(rel_id)
+            self._unit_hash.append(self._hash(context))
+            self._unit_str.append(context)
+        return uid
+
+    @property
+    def n_units(self) -> int:
+        return len(self._unit_rel)
+
+    def unit_hashes(self, uids: np.ndarray) -> np.ndarray:
+        return np.array([self._unit_hash[u] for u in uids], dtype=np.uint64)
+
+    def unit_string(self, uid: int) -> str:
+        return self._unit_str[uid]
+
+    def unit_relation(self, uid: int) -> int:
+        return self._unit_rel[uid]
+
+    def sentence_units(self, sentence) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``(rel_ids[n], unit_ptr[n+1], unit_ids[E])``: each node's relation table and context units."""
+        ctxs = node_contexts(sentence, self.inventory, self.config.templates)
+        rel_ids = np.array([self.relation_id(d) for d in sentence.deprels], dtype=np.int64)
+        ptr = np.zeros(len(ctxs) + 1, dtype=np.int64)
+        units: List[int] = []
+        for w, cs in enumerate(ctxs):
+            rid = int(rel_ids[w])
+            units.extend(self.unit_id(rid, c) for c in cs)
+            ptr[w + 1] = len(units)
+        return rel_ids, ptr, np.array(units, dtype=np.int64)
+
+    def unit_keys(self, uids: np.ndarray) -> np.ndarray:
+        """Feature keys (U, P_d, K) for context units that all share one relation."""
+        if len(uids) == 0:
+            raise ValueError("no units")
+        rid = self._unit_rel[int(uids[0])]
+        table = self.rel_tables[rid]
+        ch = self.unit_hashes(uids)
+        return combine_keys(ch[:, None, None], table.prop_hash[None, :, :])
+
+
+class FeatureIndex:
+    """Exact feature dictionary: sorted 64-bit keys -> indices ``0..F-1``; unknown -> ``F``."""
+
+    def __init__(self, keys: np.ndarray):
+        keys = np.asarray(keys, dtype=np.uint64)
+        if keys.ndim != 1 or (keys.size > 1 and not np.all(keys[1:] > keys[:-1])):
+            raise ValueError("feature keys must be a strictly increasing 1-D uint64 array")
+        self.keys = keys
+
+    @property
+    def size(self) -> int:
+        """Number of real features ``F`` (index ``F`` is the dummy)."""
+        return int(self.keys.size)
+
+    @classmethod
+    def from_keys(cls, chunks: Iterable[np.ndarray]) -> "FeatureIndex":
+        parts = [np.unique(np.asarray(c, dtype=np.uint64).ravel()) for c in chunks]
+        keys = np.unique(np.concatenate(parts)) if parts else np.zeros(0, dtype=np.uint64)
+        return cls(keys)
+
+    def lookup(self, keys: np.ndarray) -> np.ndarray:
+        """Indices (int64, same shape) of keys; ``F`` for keys not in the dictionary."""
+        keys = np.asarray(keys, dtype=np.uint64)
+        F = self.keys.size
+        if F == 0:
+            return np.zeros(keys.shape, dtype=np.int64)
+        pos = np.searchsorted(self.keys, keys.ravel())
+        pos_c = np.minimum(pos, F - 1)
+        hit = self.keys[pos_c] == keys.ravel()
+        return np.where(hit, pos_c, F).astype(np.int64).reshape(keys.shape)

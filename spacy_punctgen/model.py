@@ -1,0 +1,521 @@
+"""The trainable punctuation model: ATTACH (θ) + NOISYCHANNEL (ψ) + the exact DP.
+
+Why one class: training, evaluation, the spaCy component and the CLI all need
+the same four things -- the inventory, the feature dictionary, the parameters
+and the channel direction -- kept together and saved together.
+
+Objective (MODEL.md §4), for a batch ``B`` of (x, T)::
+
+    Σ_{(x,T)∈B} [ log p(x|T) − ξ · E_{T'~p(·|T,x)}[c(T')]² ] − ς · (‖θ‖² + ‖ψ‖²)
+
+with exact gradients: the log-likelihood part from posterior marginals ``μ``
+and expected edit counts; the ξ part from the DP's tilted derivatives
+(``dmu``, ``dcounts`` = covariances with ``c(T')``).  Sentences with
+``p(x|T) = 0`` contribute nothing to the objective and are counted.
+
+Perplexity back-off: a held-out sentence can be impossible under the model (a
+punctuation token never seen in training, or a slot string no combination of
+``W_d`` pairs and channel edits can produce).  Evaluation therefore scores
+``p'(x|T) = (1 − ε)·p(x|T) + ε·q(x)`` with ``ε = backoff_eps`` (default 1e-6) and
+``q`` a tree-independent model that treats slots independently: a slot length
+distribution times a token unigram (both add-one smoothed on the training
+slots; unseen tokens share the ``<unk>`` class).  ``p'`` is a proper
+distribution, differs from ``p`` by a factor ``≈ 1 − 10⁻⁶`` on possible
+sentences, and is finite everywhere.
+"""
+from __future__ import annotations
+
+import io
+import json
+import zipfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Dict, List, Optional, Sequence, Tuple, Union
+
+import numpy as np
+
+from .attach import AttachForward, AttachScorer
+from .channel import channel_grad, channel_probs, identity_channel, init_psi, is_r2l, parse_direction
+from .dp import Grammar, Lattice, build_lattice, inside_outside, log_prob as dp_log_prob, viterbi
+from .features import FeatureConfig, FeatureExtractor, FeatureIndex, combine_keys
+from .inventory import PunctInventory
+from .preprocess import PunctSentence
+
+FORMAT_NAME = "spacy-punctgen-model"
+FORMAT_VERSION = 1
+MODES = ("full", "attach")
+CFG_FILE, INVENTORY_FILE, PARAMS_FILE = "cfg.json", "inventory.json", "params.npz"
+_PARAM_NAMES = ("theta", "psi", "feature_keys", "backoff_tok_logp", "backoff_len_logp")
+
+
+@dataclass
+class Prepared:
+    """One sentence compiled for training/scoring (depends on data and inventory, never on θ/ψ)."""
+
+    sentence: PunctSentence
+    rel_ids: np.ndarray  # int64 (n,)
+    unit_ptr: np.ndarray  # int64 (n+1,)
+    units: np.ndarray  # int64 (E,)
+    lattice: Lattice
+    tilt: np.ndarray  # float64 (K,): 1.0 for lattice candidates holding an unmatched mark
+    slot_syms: List[List[int]]
+
+    @property
+    def n(self) -> int:
+        return len(self.rel_ids)
+
+    @property
+    def n_slots(self) -> int:
+        return self.n + 1
+
+
+@dataclass
+class ObjectiveResult:
+    objective: float  # the regularised objective of the batch
+    loglik: float  # Σ log p(x|T) over possible sentences
+    expected_unmatched: float  # Σ E[c(T')]
+    grad_theta: np.ndarray  # float64 (F+1,)
+    grad_psi: Optional[np.ndarray]  # float64 (S,S,4) or None in ATTACH mode
+    n_sentences: int
+    n_impossible: int
+    n_slots: int
+
+
+class PunctModel:
+    """See the module docstring.  Parameters: ``theta`` (float32, ``F+1``, last entry a
+    dummy fixed at 0) and ``psi`` (float32 ``[S, S, 4]`` channel logits, unused in ATTACH mode)."""
+
+    def __init__(
+        self,
+        inventory: PunctInventory,
+        features: Optional[FeatureConfig] = None,
+        mode: str = "full",
+        direction: str = "l2r",
+        xi: float = 0.0,
+        backoff_eps: float = 1e-6,
+        meta: Optional[dict] = None,
+    ):
+        if mode not in MODES:
+            raise ValueError(f"mode must be one of {MODES}, not {mode!r}")
+        self.inventory = inventory
+        self.feature_config = features or FeatureConfig()
+        self.mode = mode
+        self.direction = parse_direction(direction)
+        self.xi = float(xi)
+        self.backoff_eps = float(backoff_eps)
+        self.meta: dict = dict(meta or {})
+        self.grammar = Grammar(len(inventory.symbols),
+                               [[inventory.symbol_id(t) for t in p] for p in inventory.punctemes])
+        self.extractor = FeatureExtractor(inventory, self.feature_config)
+        self._set_index(FeatureIndex(np.zeros(0, dtype=np.uint64)))
+        S = self.n_symbols
+        self.theta = np.zeros(1, dtype=np.float32)
+        self.psi = np.zeros((S, S, 4), dtype=np.float32)
+        self.backoff_tok_logp = np.full(S, -np.log(S))
+        self.backoff_len_logp = np.log(np.full(2, 0.5))
+
+    # ------------------------------------------------------------------ setup
+    @property
+    def n_symbols(self) -> int:
+        return len(self.inventory.symbols)
+
+    @property
+    def n_features(self) -> int:
+        return self.index.size
+
+    @property
+    def r2l(self) -> bool:
+        return is_r2l(self.direction)
+
+    def _set_index(self, index: FeatureIndex) -> None:
+        self.index = index
+        self.scorer = AttachScorer(self.extractor, index)
+
+    def prepare(self, sentence: PunctSentence) -> Prepared:
+        """Compile one sentence: contexts, lattice, tilt."""
+        inv = self.inventory
+        rel_ids, ptr, units = self.extractor.sentence_units(sentence)
+        slot_syms = [[0] + [inv.symbol_id(t) for t in sentence.slots[0]]]
+        slot_syms += [[inv.symbol_id(t) for t in sl] for sl in sentence.slots[1:]]
+        tables = self.extractor.rel_tables
+        cands = [tables[r].pairs for r in rel_ids]
+        lat = build_lattice(self.grammar, list(sentence.heads), slot_syms, cands)
+        tilt = np.zeros(lat.n_candidates, dtype=np.float64)
+        if lat.n_candidates:
+            rel_of = rel_ids[lat.cand_node]
+            for rid in np.unique(rel_of):
+                sel = rel_of == rid
+                tilt[sel] = tables[rid].unmatched[lat.cand_row[sel]]
+        return Prepared(sentence, rel_ids, ptr, units, lat, tilt, slot_syms)
+
+    def prepare_all(self, sentences: Sequence[PunctSentence]) -> List[Prepared]:
+        return [self.prepare(s) for s in sentences]
+
+    def initialize(self, train: Sequence[Prepared], seed: int = 0, theta_scale: float = 0.0,
+                   psi_scale: float = 1.0) -> None:
+        """Build the feature dictionary and the back-off model from training data, and draw
+        the initial parameters (θ ~ N(0, theta_scale²), ψ ~ N(0, psi_scale²); paper: both 1)."""
+        self._set_index(self._collect_features(train))
+        rng = np.random.default_rng(seed)
+        F = self.n_features
+        self.theta = np.zeros(F + 1, dtype=np.float32)
+        if theta_scale:
+            self.theta[:F] = (rng.standard_normal(F) * theta_scale).astype(np.float32)
+        self.psi = init_psi(self.n_symbols, rng, psi_scale) if psi_scale else \
+            np.zeros((self.n_symbols, self.n_symbols, 4), dtype=np.float32)
+        self._fit_backoff([p.slot_syms for p in train])
+
+    def _collect_features(self, train: Sequence[Prepared]) -> FeatureIndex:
+        """Keys of every (context unit, pair property) on a supported (node, pair) of ``train``.
+
+        Supported = a candidate of the node's lattice, i.e. a pair whose non-empty halves
+        land on non-empty surface slots.
+        """
+        ex = self.extractor
+        pmax = max(t.size for t in ex.rel_tables) if ex.rel_tables else 1
+        chunks: List[np.ndarray] = []
+        pending: List[np.ndarray] = []
+        pending_n = 0
+        for prep in train:
+            lat = prep.lattice
+            if lat.n_candidates == 0:
+                continue
+            cn, cr = lat.cand_node, lat.cand_row
+            counts = prep.unit_ptr[cn + 1] - prep.unit_ptr[cn]
+            tot = int(counts.sum())
+            seg = np.concatenate([[0], np.cumsum(counts)[:-1]])
+            base = np.repeat(prep.unit_ptr[cn] - seg, counts)
+            uids = prep.units[base + np.arange(tot)]
+            codes = uids * pmax + np.repeat(cr, counts)
+            pending.append(codes)
+            pending_n += codes.size
+            if pending_n > 2_000_000:
+                chunks.append(np.unique(np.concatenate(pending)))
+                pending, pending_n = [], 0
+        if pending:
+            chunks.append(np.unique(np.concatenate(pending)))
+        if not chunks:
+            return FeatureIndex(np.zeros(0, dtype=np.uint64))
+        codes = np.unique(np.concatenate(chunks))
+        uids, rows = codes // pmax, codes % pmax
+        rels = np.array([ex.unit_relation(int(u)) for u in uids], dtype=np.int64)
+        hashes = ex.unit_hashes(uids)
+        keys = []
+        for rid in np.unique(rels):
+            sel = rels == rid
+            ph = ex.rel_tables[rid].prop_hash[rows[sel]]  # (m, K)
+            keys.append(combine_keys(hashes[sel][:, None], ph).ravel())
+        return FeatureIndex.from_keys(keys)
+
+    def _fit_backoff(self, slot_syms: Sequence[Sequence[Sequence[int]]]) -> None:
+        S = self.n_symbols
+        tok = np.ones(S, dtype=np.float64)
+        tok[0] = 0.0  # '^' is never generated by q (it is always there)
+        lens: Dict[int, int] = {}
+        for slots in slot_syms:
+            for i, x in enumerate(slots):
+                body = x[1:] if i == 0 else x
+                lens[len(body)] = lens.get(len(body), 0) + 1
+                for s in body:
+                    tok[s] += 1
+        self.backoff_tok_logp = np.log(tok / tok.sum()) if tok.sum() else np.full(S, -np.log(S))
+        lmax = max(lens) if lens else 0
+        cnt = np.ones(lmax + 2, dtype=np.float64)  # add-one over 0..lmax plus a tail bucket
+        for k, c in lens.items():
+            cnt[k] += c
+        self.backoff_len_logp = np.log(cnt / cnt.sum())
+
+    def backoff_log_q(self, prep: Prepared) -> float:
+        """log q(x) of the tree-independent back-off model."""
+        tl, ll = self.backoff_tok_logp, self.backoff_len_logp
+        lmax = len(ll) - 2
+        total = 0.0
+        for i, x in enumerate(prep.slot_syms):
+            body = x[1:] if i == 0 else x
+            m = len(body)
+            if m <= lmax:
+                total += ll[m]
+            else:  # geometric tail beyond the longest training slot
+                total += ll[lmax + 1] + (m - lmax) * np.log(0.5)
+            total += float(sum(tl[s] for s in body))
+        return total
+
+    # ---------------------------------------------------------------- scoring
+    def phi(self) -> np.ndarray:
+        return identity_channel(self.n_symbols) if self.mode == "attach" else channel_probs(self.psi)
+
+    def _forward(self, batch: Sequence[Prepared]) -> Tuple[AttachForward, List[np.ndarray], np.ndarray]:
+        rel = np.concatenate([p.rel_ids for p in batch])
+        ptrs, units, off = [np.zeros(1, dtype=np.int64)], [], 0
+        for p in batch:
+            ptrs.append(p.unit_ptr[1:] + off)
+            units.append(p.units)
+            off += int(p.unit_ptr[-1])
+        ptr = np.concatenate(ptrs)
+        fwd = self.scorer.forward(self.theta, rel, ptr, np.concatenate(units))
+        node_start = np.zeros(len(batch) + 1, dtype=np.int64)
+        np.cumsum([p.n for p in batch], out=node_start[1:])
+        pos = [fwd.node_off[node_start[b] + p.lattice.cand_node] + p.lattice.cand_row
+               for b, p in enumerate(batch)]
+        return fwd, pos, node_start
+
+    def log_probs(self, batch: Sequence[Prepared], backoff: bool = False,
+                  chunk: int = 64) -> np.ndarray:
+        """log p(x|T) per sentence (``-inf`` if impossible); with ``backoff`` the mixture p'."""
+        out = np.empty(len(batch), dtype=np.float64)
+        phi = self.phi()
+        for a in range(0, len(batch), chunk):
+            part = batch[a:a + chunk]
+            fwd, pos, _ = self._forward(part)
+            for j, (prep, ps) in enumerate(zip(part, pos)):
+                cand_p = np.exp(fwd.logp[ps])
+                out[a + j] = dp_log_prob(prep.lattice, self.grammar, cand_p, phi, self.r2l)
+        if backoff:
+            eps = self.backoff_eps
+            q = np.array([self.backoff_log_q(p) for p in batch])
+            out = np.logaddexp(np.log1p(-eps) + out, np.log(eps) + q)
+        return out
+
+    def log_prob(self, sentence: Union[PunctSentence, Prepared], backoff: bool = False) -> float:
+        prep = sentence if isinstance(sentence, Prepared) else self.prepare(sentence)
+        return float(self.log_probs([prep], backoff=backoff)[0])
+
+    def perplexity(self, batch: Sequence[Prepared]) -> dict:
+        """Per-slot perplexity (MODEL.md §5) with the back-off mixture, plus the exact figure
+        over the sentences the model can generate."""
+        lp = self.log_probs(batch)
+        possible = np.isfinite(lp)
+        slots = np.array([p.n_slots for p in batch], dtype=np.float64)
+        eps = self.backoff_eps
+        q = np.array([self.backoff_log_q(p) if not ok else 0.0 for p, ok in zip(batch, possible)])
+        mix = np.where(possible, np.logaddexp(np.log1p(-eps) + np.where(possible, lp, 0.0), np.log(eps) + q),
+                       np.log(eps) + q)
+        n_slots = float(slots.sum())
+        res = {
+            "perplexity_per_slot": float(np.exp(-mix.sum() / n_slots)) if n_slots else float("nan"),
+            "perplexity_per_slot_possible": (float(np.exp(-lp[possible].sum() / slots[possible].sum()))
+                                             if possible.any() else float("nan")),
+            "log_prob": float(mix.sum()),
+            "n_sentences": len(batch),
+            "n_slots": int(n_slots),
+            "n_impossible": int((~possible).sum()),
+        }
+        return res
+
+    def objective_and_gradient(self, batch: Sequence[Prepared], l2: float = 0.0,
+                               xi: Optional[float] = None) -> ObjectiveResult:
+        """The regularised objective of a batch and its exact gradient wrt θ and ψ (float64)."""
+        xi = self.xi if xi is None else float(xi)
+        fwd, pos, node_start = self._forward(batch)
+        p = np.exp(fwd.logp)
+        G = np.zeros_like(p)
+        phi = self.phi()
+        full = self.mode == "full"
+        gpsi = np.zeros(phi.shape, dtype=np.float64) if full else None
+        loglik = 0.0
+        e_unm = 0.0
+        obj = 0.0
+        n_imp = 0
+        n_slots = 0
+        for b, (prep, ps) in enumerate(zip(batch, pos)):
+            lat = prep.lattice
+            cand_p = p[ps]
+            use_tilt = xi > 0 and bool(prep.tilt.any())
+            res = inside_outside(lat, self.grammar, cand_p, phi, self.r2l, grad=True,
+                                 tilt=prep.tilt if use_tilt else None)
+            if not np.isfinite(res.logZ):
+                n_imp += 1
+                continue
+            n_slots += prep.n_slots
+            loglik += res.logZ
+            obj += res.logZ
+            a, z = fwd.node_off[node_start[b]], fwd.node_off[node_start[b + 1]]
+            G[a:z] -= p[a:z]
+            np.add.at(G, ps, res.mu)
+            counts = res.counts
+            if use_tilt:
+                ec = float(res.mu @ prep.tilt)
+                e_unm += ec
+                obj -= xi * ec * ec
+                np.add.at(G, ps, -2.0 * xi * ec * res.dmu)
+                if full:
+                    counts = counts - 2.0 * xi * ec * res.dcounts
+            if full:
+                gpsi += channel_grad(phi, counts)
+        gtheta = self.scorer.backward(fwd, G)
+        if l2:
+            th = self.theta[:-1].astype(np.float64)
+            obj -= l2 * float(th @ th)
+            gtheta[:-1] -= 2.0 * l2 * th
+            if full:
+                ps64 = self.psi.astype(np.float64)
+                obj -= l2 * float((ps64 * ps64).sum())
+                gpsi -= 2.0 * l2 * ps64
+        return ObjectiveResult(obj, loglik, e_unm, gtheta, gpsi, len(batch), n_imp, n_slots)
+
+    def best_underlying(self, sentence: Union[PunctSentence, Prepared]
+                        ) -> Optional[List[Tuple[Tuple[str, ...], Tuple[str, ...]]]]:
+        """The best derivation's ``(l, r)`` puncteme per node, or None if ``p(x|T) = 0``."""
+        prep = sentence if isinstance(sentence, Prepared) else self.prepare(sentence)
+        fwd, pos, _ = self._forward([prep])
+        cand_p = np.exp(fwd.logp[pos[0]])
+        logbest, best = viterbi(prep.lattice, self.grammar, cand_p, self.phi(), self.r2l)
+        if not np.isfinite(logbest):
+            return None
+        pm = self.inventory.punctemes
+        lat = prep.lattice
+        return [(pm[int(lat.cand_l[k])], pm[int(lat.cand_r[k])]) for k in best]
+
+    def node_distribution(self, sentence: Union[PunctSentence, Prepared], w: int
+                          ) -> List[Tuple[Tuple[str, ...], Tuple[str, ...], float]]:
+        """``p_θ(l, r | w)`` over ``W_d(w)`` for node ``w``, most probable first."""
+        prep = sentence if isinstance(sentence, Prepared) else self.prepare(sentence)
+        fwd, _, _ = self._forward([prep])
+        a, z = fwd.node_off[w], fwd.node_off[w + 1]
+        pairs = self.extractor.rel_tables[int(prep.rel_ids[w])].pairs
+        pm = self.inventory.punctemes
+        out = [(pm[int(l)], pm[int(r)], float(np.exp(v))) for (l, r), v in zip(pairs, fwd.logp[a:z])]
+        return sorted(out, key=lambda t: -t[2])
+
+    # ---------------------------------------------------------- persistence
+    def _cfg(self) -> dict:
+        return {
+            "format": FORMAT_NAME,
+            "version": FORMAT_VERSION,
+            "mode": self.mode,
+            "direction": self.direction,
+            "xi": self.xi,
+            "backoff_eps": self.backoff_eps,
+            "features": self.feature_config.to_dict(),
+            "n_features": self.n_features,
+            "n_symbols": self.n_symbols,
+            "meta": self.meta,
+        }
+
+    def _params(self) -> Dict[str, np.ndarray]:
+        return {
+            "theta": np.ascontiguousarray(self.theta, dtype=np.float32),
+            "psi": np.ascontiguousarray(self.psi, dtype=np.float32),
+            "feature_keys": np.ascontiguousarray(self.index.keys, dtype=np.uint64),
+            "backoff_tok_logp": np.ascontiguousarray(self.backoff_tok_logp, dtype=np.float64),
+            "backoff_len_logp": np.ascontiguousarray(self.backoff_len_logp, dtype=np.float64),
+        }
+
+    @classmethod
+    def _build(cls, cfg: dict, inv_data: dict, params: Dict[str, np.ndarray], where: Dict[str, str]
+               ) -> "PunctModel":
+        if not isinstance(cfg, dict) or cfg.get("format") != FORMAT_NAME:
+            raise ValueError(f"{where['cfg']}: not a {FORMAT_NAME} configuration")
+        if cfg.get("version") != FORMAT_VERSION:
+            raise ValueError(f"{where['cfg']}: unsupported format version {cfg.get('version')!r} "
+                             f"(this code reads version {FORMAT_VERSION})")
+        try:
+            inventory = PunctInventory.from_dict(inv_data)
+        except (KeyError, TypeError, ValueError, AttributeError) as err:
+            raise ValueError(f"{where['inventory']}: bad inventory ({err})") from None
+        try:
+            model = cls(inventory, FeatureConfig.from_dict(cfg["features"]), mode=cfg["mode"],
+                        direction=cfg["direction"], xi=cfg["xi"], backoff_eps=cfg["backoff_eps"],
+                        meta=cfg.get("meta") or {})
+        except (KeyError, TypeError) as err:
+            raise ValueError(f"{where['cfg']}: missing or bad field ({err})") from None
+        missing = [k for k in _PARAM_NAMES if k not in params]
+        if missing:
+            raise ValueError(f"{where['params']}: missing arrays {missing}")
+        S = model.n_symbols
+        keys = params["feature_keys"]
+        F = int(cfg.get("n_features", -1))
+        checks = [
+            (params["theta"].dtype == np.float32 and params["theta"].shape == (F + 1,), "theta"),
+            (params["psi"].dtype == np.float32 and params["psi"].shape == (S, S, 4), "psi"),
+            (keys.dtype == np.uint64 and keys.shape == (F,), "feature_keys"),
+            (params["backoff_tok_logp"].shape == (S,), "backoff_tok_logp"),
+            (params["backoff_len_logp"].ndim == 1 and params["backoff_len_logp"].size >= 2, "backoff_len_logp"),
+        ]
+        for ok, name in checks:
+            if not ok:
+                raise ValueError(f"{where['params']}: array {name!r} has the wrong shape or dtype "
+                                 f"for this model (n_features={F}, n_symbols={S})")
+        try:
+            model._set_index(FeatureIndex(keys))
+        except ValueError as err:
+            raise ValueError(f"{where['params']}: {err}") from None
+        model.theta = params["theta"].copy()
+        model.psi = params["psi"].copy()
+        model.backoff_tok_logp = params["backoff_tok_logp"].astype(np.float64)
+        model.backoff_len_logp = params["backoff_len_logp"].astype(np.float64)
+        return model
+
+    @staticmethod
+    def _npz_bytes(params: Dict[str, np.ndarray]) -> bytes:
+        """A deterministic .npz (fixed timestamps, fixed order) readable by ``np.load``."""
+        buf = io.BytesIO()
+        with zipfile.ZipFile(buf, "w", compression=zipfile.ZIP_STORED) as zf:
+            for name in _PARAM_NAMES:
+                arr_buf = io.BytesIO()
+                np.lib.format.write_array(arr_buf, params[name], allow_pickle=False)
+                info = zipfile.ZipInfo(f"{name}.npy", date_time=(1980, 1, 1, 0, 0, 0))
+                info.external_attr = 0o644 << 16
+                zf.writestr(info, arr_buf.getvalue())
+        return buf.getvalue()
+
+    @staticmethod
+    def _read_npz(data: bytes, where: str) -> Dict[str, np.ndarray]:
+        try:
+            with np.load(io.BytesIO(data), allow_pickle=False) as npz:
+                return {k: npz[k] for k in npz.files}
+        except Exception as err:  # zipfile.BadZipFile, ValueError, EOFError, OSError...
+            raise ValueError(f"{where}: unreadable or truncated parameter file ({type(err).__name__}: {err})") from None
+
+    def to_bytes(self) -> bytes:
+        """Serialise (deterministic): cfg, inventory and parameters in one msgpack blob."""
+        import srsly
+
+        return srsly.msgpack_dumps({
+            "cfg": json.dumps(self._cfg(), sort_keys=True, ensure_ascii=False),
+            "inventory": json.dumps(self.inventory.to_dict(), sort_keys=True, ensure_ascii=False),
+            "params": self._npz_bytes(self._params()),
+        })
+
+    @classmethod
+    def from_bytes(cls, data: bytes) -> "PunctModel":
+        import srsly
+
+        try:
+            blob = srsly.msgpack_loads(data)
+            cfg = json.loads(blob["cfg"])
+            inv = json.loads(blob["inventory"])
+            raw = blob["params"]
+        except Exception as err:
+            raise ValueError(f"model bytes: unreadable ({type(err).__name__}: {err})") from None
+        where = {"cfg": "model bytes (cfg)", "inventory": "model bytes (inventory)", "params": "model bytes (params)"}
+        return cls._build(cfg, inv, cls._read_npz(raw, where["params"]), where)
+
+    def to_disk(self, path: Union[str, Path]) -> Path:
+        """Write ``cfg.json``, ``inventory.json`` and ``params.npz`` into directory ``path``."""
+        path = Path(path)
+        path.mkdir(parents=True, exist_ok=True)
+        (path / CFG_FILE).write_text(json.dumps(self._cfg(), sort_keys=True, ensure_ascii=False, indent=2) + "\n",
+                                     encoding="utf-8")
+        (path / INVENTORY_FILE).write_text(json.dumps(self.inventory.to_dict(), sort_keys=True,
+                                                      ensure_ascii=False) + "\n", encoding="utf-8")
+        (path / PARAMS_FILE).write_bytes(self._npz_bytes(self._params()))
+        return path
+
+    @classmethod
+    def from_disk(cls, path: Union[str, Path]) -> "PunctModel":
+        path = Path(path)
+        if not path.is_dir():
+            raise ValueError(f"{path}: not a model directory")
+        files = {k: path / f for k, f in (("cfg", CFG_FILE), ("inventory", INVENTORY_FILE), ("params", PARAMS_FILE))}
+        for f in files.values():
+            if not f.is_file():
+                raise ValueError(f"{f}: missing model file")
+        loaded = {}
+        for k in ("cfg", "inventory"):
+            try:
+                loaded[k] = json.loads(files[k].read_text(encoding="utf-8"))
+            except (json.JSONDecodeError, UnicodeDecodeError) as err:
+                raise ValueError(f"{files[k]}: unreadable or truncated JSON ({err})") from None
+        params = cls._read_npz(files["params"].read_bytes(), str(files["params"]))
+        return cls._build(loaded["cfg"], loaded["inventory"], params, {k: str(v) for k, v in files.items()})

@@ -1,0 +1,349 @@
+"""Training: Adam on the regularised objective, dev-based model selection (MODEL.md §4).
+
+Why these choices: the paper trains with Adam (lr 0.07, batches of 5, 400
+sentences per "epoch", 30 epochs, L2), tuned per language on dev; we expose all
+of them, plus full-pass epochs.  Parameters stay float32 (thinc's optimizer),
+every DP quantity is float64.  After each epoch the dev per-slot perplexity is
+computed and the best parameters so far are kept.  The channel direction is a
+hyperparameter: ``--direction auto`` trains an L2R and an R2L model and keeps
+the one with the better dev perplexity (in parallel processes with ``--jobs 2``).
+The ATTACH ablation (``--mode attach``) is the same code with the identity
+channel, for which the direction is irrelevant.
+
+``ς`` (``--l2``) is the coefficient of ``‖(θ, ψ)‖²`` in the objective summed over the
+whole training set; a batch of ``b`` sentences out of ``N`` carries ``ς·b/N`` of it.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Callable, Dict, List, Optional, Sequence, Tuple
+
+import numpy as np
+
+from .cli import command
+from .conllu_io import find_split
+from .features import ALL_TEMPLATES, DEFAULT_TEMPLATES, FeatureConfig, PAIR_PROPERTIES
+from .inventory import PunctInventory
+from .model import PunctModel, Prepared
+from .preprocess import PrepStats, PunctSentence, preprocess_file
+
+
+@dataclass
+class TrainConfig:
+    mode: str = "full"
+    direction: str = "auto"  # auto | l2r | r2l
+    epochs: int = 30
+    lr: float = 0.07
+    batch_size: int = 5
+    sentences_per_epoch: int = 400  # 0 = a full pass over the training data per epoch
+    xi: float = 0.0
+    l2: float = 1.0
+    seed: int = 0
+    theta_init: float = 0.0  # std of θ's initial N(0, ·) (paper: 1)
+    psi_init: float = 1.0  # std of ψ's initial N(0, ·) (paper: 1)
+    grad_clip: float = 0.0  # thinc's gradient-norm clipping; 0 = off
+    min_count: int = 5
+    pairs_mode: str = "halves"
+    templates: Optional[List[str]] = None
+    properties: Optional[List[str]] = None
+    jobs: int = 1
+    progress: bool = True
+
+    def feature_config(self) -> FeatureConfig:
+        return FeatureConfig(templates=list(self.templates or DEFAULT_TEMPLATES),
+                             properties=list(self.properties or PAIR_PROPERTIES))
+
+
+class _Progress:
+    """tqdm if installed, else a minimal stderr counter."""
+
+    def __init__(self, total: int, desc: str, enabled: bool):
+        self.bar = None
+        self.enabled = enabled
+        self.total, self.n, self.desc = total, 0, desc
+        if enabled:
+            try:
+                from tqdm import tqdm
+
+                self.bar = tqdm(total=total, desc=desc, leave=False, file=sys.stderr, dynamic_ncols=True)
+            except ImportError:  # pragma: no cover - tqdm ships with spaCy's deps
+                self.bar = None
+
+    def update(self, k: int = 1, **postfix) -> None:
+        self.n += k
+        if self.bar is not None:
+            self.bar.update(k)
+            if postfix:
+                self.bar.set_postfix(postfix, refresh=False)
+        elif self.enabled and (self.n == self.total or self.n % max(1, self.total // 10) == 0):
+            print(f"\r{self.desc}: {self.n}/{self.total}", end="", file=sys.stderr, flush=True)
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
+        elif self.enabled:
+            print(file=sys.stderr)
+
+
+def _log(msg: str, enabled: bool = True) -> None:
+    if enabled:
+        print(msg, file=sys.stderr, flush=True)
+
+
+def train_one(model: PunctModel, train: Sequence[Prepared], dev: Sequence[Prepared], cfg: TrainConfig,
+              tag: str = "") -> Tuple[PunctModel, dict]:
+    """Train ``model`` (already initialised) in place; restore the best-dev parameters.
+
+    Returns the model and a history dict.
+    """
+    from thinc.api import Adam
+
+    rng = np.random.default_rng(cfg.seed + 1)
+    opt = Adam(cfg.lr, L2=0.0, grad_clip=cfg.grad_clip, use_averages=False)
+    N = len(train)
+    per_epoch = N if cfg.sentences_per_epoch <= 0 else min(cfg.sentences_per_epoch, N)
+    order = rng.permutation(N)
+    cursor = 0
+    full = model.mode == "full"
+    history: List[dict] = []
+    best = {"perplexity": math.inf, "epoch": 0, "theta": model.theta.copy(), "psi": model.psi.copy()}
+    dev_res = model.perplexity(dev) if dev else None
+    if dev_res is not None:
+        best["perplexity"] = dev_res["perplexity_per_slot"]
+        _log(f"[{tag}] epoch 0: dev perplexity/slot {best['perplexity']:.4f}", cfg.progress)
+    t_train = 0.0
+    for epoch in range(1, cfg.epochs + 1):
+        t0 = time.perf_counter()
+        idx = []
+        while len(idx) < per_epoch:
+            take = min(per_epoch - len(idx), N - cursor)
+            idx.extend(order[cursor:cursor + take].tolist())
+            cursor += take
+            if cursor >= N:
+                order = rng.permutation(N)
+                cursor = 0
+        bar = _Progress(per_epoch, f"[{tag}] epoch {epoch}", cfg.progress)
+        tot_obj = tot_ll = tot_unm = 0.0
+        tot_slots = n_imp = 0
+        for a in range(0, per_epoch, cfg.batch_size):
+            batch = [train[i] for i in idx[a:a + cfg.batch_size]]
+            l2 = cfg.l2 * len(batch) / N
+            res = model.objective_and_gradient(batch, l2=l2, xi=cfg.xi)
+            g = (-res.grad_theta).astype(np.float32)
+            model.theta, _ = opt((1, "theta"), model.theta, g)
+            model.theta[-1] = 0.0
+            if full:
+                model.psi, _ = opt((2, "psi"), model.psi, (-res.grad_psi).astype(np.float32))
+            tot_obj += res.objective
+            tot_ll += res.loglik
+            tot_unm += res.expected_unmatched
+            tot_slots += res.n_slots
+            n_imp += res.n_impossible
+            bar.update(len(batch), ppl=f"{math.exp(-tot_ll / max(tot_slots, 1)):.4f}")
+        bar.close()
+        t_epoch = time.perf_counter() - t0
+        t_train += t_epoch
+        rec = {
+            "epoch": epoch,
+            "objective": tot_obj,
+            "train_perplexity_per_slot": math.exp(-tot_ll / max(tot_slots, 1)),
+            "train_expected_unmatched": tot_unm,
+            "train_impossible": n_imp,
+            "seconds": round(t_epoch, 3),
+        }
+        if dev:
+            dres = model.perplexity(dev)
+            rec["dev_perplexity_per_slot"] = dres["perplexity_per_slot"]
+            rec["dev_impossible"] = dres["n_impossible"]
+            if dres["perplexity_per_slot"] < best["perplexity"]:
+                best.update(perplexity=dres["perplexity_per_slot"], epoch=epoch,
+                            theta=model.theta.copy(), psi=model.psi.copy())
+        history.append(rec)
+        _log(f"[{tag}] epoch {epoch}: train ppl {rec['train_perplexity_per_slot']:.4f}"
+             + (f", dev ppl {rec['dev_perplexity_per_slot']:.4f}" if dev else "")
+             + f", E[unmatched] {tot_unm:.2f}, {t_epoch:.1f}s", cfg.progress)
+    if dev:
+        model.theta, model.psi = best["theta"], best["psi"]
+    return model, {
+        "direction": model.direction,
+        "best_epoch": best["epoch"],
+        "best_dev_perplexity_per_slot": best["perplexity"] if dev else None,
+        "train_seconds": round(t_train, 3),
+        "epochs": history,
+    }
+
+
+def _new_model(inventory: PunctInventory, cfg: TrainConfig, direction: str) -> PunctModel:
+    return PunctModel(inventory, cfg.feature_config(), mode=cfg.mode, direction=direction, xi=cfg.xi)
+
+
+def _child(args):  # pragma: no cover - runs in a forked worker
+    model, train, dev, cfg, tag = args
+    model, hist = train_one(model, train, dev, cfg, tag)
+    return model.to_bytes(), hist
+
+
+def train_model(train_sents: Sequence[PunctSentence], dev_sents: Sequence[PunctSentence],
+                cfg: TrainConfig, inventory: Optional[PunctInventory] = None) -> Tuple[PunctModel, dict]:
+    """Build the inventory (from training data), train, select the direction on dev."""
+    t0 = time.perf_counter()
+    if inventory is None:
+        inventory = PunctInventory.from_sentences(train_sents, min_count=cfg.min_count, pairs_mode=cfg.pairs_mode)
+    if cfg.mode == "attach":
+        directions = ["l2r"]  # identity channel: the direction changes nothing
+    elif cfg.direction == "auto":
+        directions = ["l2r", "r2l"]
+    else:
+        from .channel import parse_direction
+
+        directions = [parse_direction(cfg.direction)]
+    base = _new_model(inventory, cfg, directions[0])
+    train = base.prepare_all(train_sents)
+    dev = base.prepare_all(dev_sents)
+    base.initialize(train, seed=cfg.seed, theta_scale=cfg.theta_init, psi_scale=cfg.psi_init)
+    t_prep = time.perf_counter() - t0
+    _log(f"prepared {len(train)} train / {len(dev)} dev sentences, {base.n_features} features, "
+         f"{len(inventory.punctemes)} punctemes, {len(inventory.symbols)} symbols in {t_prep:.1f}s", cfg.progress)
+    models: List[Tuple[PunctModel, dict]] = []
+    jobs = []
+    for d in directions:
+        m = base if d == directions[0] else _clone_with_direction(base, d)
+        jobs.append((m, train, dev, cfg, d))
+    if cfg.jobs > 1 and len(jobs) > 1:
+        import multiprocessing as mp
+
+        ctx = mp.get_context("fork")
+        with ctx.Pool(min(cfg.jobs, len(jobs))) as pool:
+            outs = pool.map(_child, [(m, train, dev, _quiet(cfg), d) for m, train, dev, cfg, d in jobs])
+        for (m, *_), (blob, hist) in zip(jobs, outs):
+            trained = PunctModel.from_bytes(blob)
+            models.append((trained, hist))
+    else:
+        for job in jobs:
+            models.append(train_one(*job))
+    key = (lambda mh: mh[1]["best_dev_perplexity_per_slot"]) if dev else (lambda mh: 0.0)
+    best_model, best_hist = min(models, key=key)
+    summary = {
+        "mode": cfg.mode,
+        "direction": best_model.direction,
+        "directions_tried": {mh[0].direction: mh[1]["best_dev_perplexity_per_slot"] for mh in models},
+        "dev_perplexity_per_slot": best_hist["best_dev_perplexity_per_slot"],
+        "best_epoch": best_hist["best_epoch"],
+        "n_features": best_model.n_features,
+        "n_train": len(train),
+        "n_dev": len(dev),
+        "prepare_seconds": round(t_prep, 3),
+        "train_seconds": {mh[0].direction: mh[1]["train_seconds"] for mh in models},
+        "config": {k: v for k, v in asdict(cfg).items() if k != "progress"},
+        "history": {mh[0].direction: mh[1]["epochs"] for mh in models},
+    }
+    best_model.meta = {k: v for k, v in summary.items() if k != "history"}
+    return best_model, summary
+
+
+def _quiet(cfg: TrainConfig) -> TrainConfig:
+    from dataclasses import replace
+
+    return replace(cfg, progress=False)
+
+
+def _clone_with_direction(model: PunctModel, direction: str) -> PunctModel:
+    """Same inventory, features and initial parameters, other channel direction.
+
+    Shares the extractor and scorer (their caches are direction-independent) so
+    prepared sentences stay valid.
+    """
+    clone = PunctModel.__new__(PunctModel)
+    clone.__dict__.update(model.__dict__)
+    clone.direction = direction
+    clone.theta = model.theta.copy()
+    clone.psi = model.psi.copy()
+    clone.meta = dict(model.meta)
+    return clone
+
+
+# ----------------------------------------------------------------------- CLI
+def resolve_split(path: str, split: str) -> Path:
+    """A CoNLL-U file, or a UD folder holding ``*-ud-{split}.conllu``."""
+    p = Path(path)
+    if p.is_dir():
+        hit = find_split(p, split)
+        if hit is None:
+            raise FileNotFoundError(f"{p}: no *-ud-{split}.conllu in this folder")
+        return hit
+    if not p.exists():
+        raise FileNotFoundError(f"No such file or folder: {p}")
+    return p
+
+
+def _arguments(p: argparse.ArgumentParser) -> None:
+    d = TrainConfig()
+    p.add_argument("train", help="training CoNLL-U file, or a UD folder (uses its *-ud-train.conllu)")
+    p.add_argument("dev", help="dev CoNLL-U file, or a UD folder (uses its *-ud-dev.conllu)")
+    p.add_argument("--output", "-o", required=True, help="model directory to write")
+    p.add_argument("--mode", choices=["full", "attach"], default=d.mode)
+    p.add_argument("--direction", choices=["auto", "l2r", "r2l"], default=d.direction)
+    p.add_argument("--epochs", type=int, default=d.epochs)
+    p.add_argument("--lr", type=float, default=d.lr)
+    p.add_argument("--batch-size", type=int, default=d.batch_size)
+    p.add_argument("--sentences-per-epoch", type=int, default=d.sentences_per_epoch,
+                   help="sentences drawn per epoch (paper: 400); 0 = full pass")
+    p.add_argument("--xi", type=float, default=d.xi, help="posterior-regularisation weight ξ")
+    p.add_argument("--l2", type=float, default=d.l2, help="L2 coefficient ς (whole-treebank objective)")
+    p.add_argument("--seed", type=int, default=d.seed)
+    p.add_argument("--theta-init", type=float, default=d.theta_init, help="std of initial θ (paper: 1)")
+    p.add_argument("--psi-init", type=float, default=d.psi_init, help="std of initial ψ (paper: 1)")
+    p.add_argument("--grad-clip", type=float, default=d.grad_clip)
+    p.add_argument("--min-count", type=int, default=d.min_count, help="rare-word threshold")
+    p.add_argument("--pairs-mode", choices=["full", "halves"], default=d.pairs_mode)
+    p.add_argument("--templates", default=None,
+                   help=f"comma-separated feature templates (default all: {','.join(ALL_TEMPLATES)})")
+    p.add_argument("--jobs", type=int, default=d.jobs, help="processes for --direction auto (max 2)")
+    p.add_argument("--quiet", action="store_true", help="no progress output")
+
+
+@command("train", "Train a punctuation model (full or ATTACH) and keep the best on dev", _arguments)
+def train_cli(args) -> dict:
+    templates = [t.strip() for t in args.templates.split(",") if t.strip()] if args.templates else None
+    cfg = TrainConfig(mode=args.mode, direction=args.direction, epochs=args.epochs, lr=args.lr,
+                      batch_size=args.batch_size, sentences_per_epoch=args.sentences_per_epoch,
+                      xi=args.xi, l2=args.l2, seed=args.seed, theta_init=args.theta_init,
+                      psi_init=args.psi_init, grad_clip=args.grad_clip, min_count=args.min_count,
+                      pairs_mode=args.pairs_mode, templates=templates, jobs=args.jobs,
+                      progress=not args.quiet)
+    if cfg.epochs < 0 or cfg.batch_size < 1:
+        raise ValueError("--epochs must be >= 0 and --batch-size >= 1")
+    train_path = resolve_split(args.train, "train")
+    dev_path = resolve_split(args.dev, "dev")
+    train_sents, train_stats = preprocess_file(train_path)
+    dev_sents, dev_stats = preprocess_file(dev_path)
+    if not train_sents:
+        raise ValueError(f"{train_path}: no usable training sentences")
+    model, summary = train_model(train_sents, dev_sents, cfg)
+    model.meta.update({"train_file": str(train_path), "dev_file": str(dev_path)})
+    out = model.to_disk(args.output)
+    (Path(out) / "training.json").write_text(json.dumps(summary, indent=2, ensure_ascii=False) + "\n",
+                                             encoding="utf-8")
+    result = {
+        "output": str(out),
+        "mode": model.mode,
+        "direction": model.direction,
+        "directions_tried": summary["directions_tried"],
+        "dev_perplexity_per_slot": summary["dev_perplexity_per_slot"],
+        "best_epoch": summary["best_epoch"],
+        "n_features": model.n_features,
+        "n_train": len(train_sents),
+        "n_dev": len(dev_sents),
+        "train_omitted": train_stats.omitted_nonleaf + train_stats.omitted_empty,
+        "train_seconds": summary["train_seconds"],
+        "prepare_seconds": summary["prepare_seconds"],
+    }
+    lines = [f"{k}: {v}" for k, v in result.items()]
+    result["_text"] = "\n".join(lines)
+    return result
