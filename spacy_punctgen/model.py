@@ -218,7 +218,8 @@ class PunctModel:
                 lens[len(body)] = lens.get(len(body), 0) + 1
                 for s in body:
                     tok[s] += 1
-        self.backoff_tok_logp = np.log(tok / tok.sum()) if tok.sum() else np.full(S, -np.log(S))
+        with np.errstate(divide="ignore"):  # '^' gets log 0
+            self.backoff_tok_logp = np.log(tok / tok.sum())
         lmax = max(lens) if lens else 0
         cnt = np.ones(lmax + 2, dtype=np.float64)  # add-one over 0..lmax plus a tail bucket
         for k, c in lens.items():
@@ -287,9 +288,8 @@ class PunctModel:
         possible = np.isfinite(lp)
         slots = np.array([p.n_slots for p in batch], dtype=np.float64)
         eps = self.backoff_eps
-        q = np.array([self.backoff_log_q(p) if not ok else 0.0 for p, ok in zip(batch, possible)])
-        mix = np.where(possible, np.logaddexp(np.log1p(-eps) + np.where(possible, lp, 0.0), np.log(eps) + q),
-                       np.log(eps) + q)
+        q = np.array([self.backoff_log_q(p) for p in batch])
+        mix = np.logaddexp(np.log1p(-eps) + lp, np.log(eps) + q)
         n_slots = float(slots.sum())
         res = {
             "perplexity_per_slot": float(np.exp(-mix.sum() / n_slots)) if n_slots else float("nan"),

@@ -31,7 +31,7 @@ from .conllu_io import find_split
 from .features import ALL_TEMPLATES, DEFAULT_TEMPLATES, FeatureConfig, PAIR_PROPERTIES
 from .inventory import PunctInventory
 from .model import PunctModel, Prepared
-from .preprocess import PrepStats, PunctSentence, preprocess_file
+from .preprocess import PrepStats, PunctSentence, detect_quote_xpos, preprocess_sentences
 
 
 @dataclass
@@ -282,6 +282,16 @@ def resolve_split(path: str, split: str) -> Path:
     return p
 
 
+def load_split(path) -> Tuple[List[PunctSentence], PrepStats, bool]:
+    """Preprocess one CoNLL-U file; also say whether its quote directions came from XPOS."""
+    from .conllu_io import read_conllu
+
+    uds = read_conllu(path)
+    quote_xpos = detect_quote_xpos(path, uds)
+    sents, stats = preprocess_sentences(uds, quote_xpos)
+    return sents, stats, quote_xpos
+
+
 def _arguments(p: argparse.ArgumentParser) -> None:
     d = TrainConfig()
     p.add_argument("train", help="training CoNLL-U file, or a UD folder (uses its *-ud-train.conllu)")
@@ -321,12 +331,12 @@ def train_cli(args) -> dict:
         raise ValueError("--epochs must be >= 0 and --batch-size >= 1")
     train_path = resolve_split(args.train, "train")
     dev_path = resolve_split(args.dev, "dev")
-    train_sents, train_stats = preprocess_file(train_path)
-    dev_sents, dev_stats = preprocess_file(dev_path)
+    train_sents, train_stats, quote_xpos = load_split(train_path)
+    dev_sents, dev_stats, _ = load_split(dev_path)
     if not train_sents:
         raise ValueError(f"{train_path}: no usable training sentences")
     model, summary = train_model(train_sents, dev_sents, cfg)
-    model.meta.update({"train_file": str(train_path), "dev_file": str(dev_path)})
+    model.meta.update({"train_file": str(train_path), "dev_file": str(dev_path), "quote_xpos": quote_xpos})
     out = model.to_disk(args.output)
     (Path(out) / "training.json").write_text(json.dumps(summary, indent=2, ensure_ascii=False) + "\n",
                                              encoding="utf-8")

@@ -1,0 +1,145 @@
+"""ATTACH scoring: p_θ(l, r | w) over the full W_d, and the θ-gradient scatter."""
+import numpy as np
+import pytest
+
+from spacy_punctgen.attach import AttachScorer, log_softmax_rows, segment_log_softmax
+from spacy_punctgen.features import FeatureConfig, FeatureExtractor, FeatureIndex, combine_keys
+from test_features import toy_inventory, toy_sentences
+
+
+def test_segment_log_softmax_matches_naive():
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=10) * 50
+    off = np.array([0, 3, 4, 10])
+    got = segment_log_softmax(x, off)
+    for a, b in zip(off[:-1], off[1:]):
+        seg = x[a:b]
+        want = seg - np.log(np.sum(np.exp(seg - seg.max()))) - seg.max()
+        np.testing.assert_allclose(got[a:b], want, rtol=0, atol=1e-12)
+    with pytest.raises(ValueError):
+        segment_log_softmax(x, np.array([0, 0, 10]))
+
+
+def test_log_softmax_rows_is_stable():
+    s = np.array([[1000.0, 1000.0], [-1000.0, 0.0]])
+    p = np.exp(log_softmax_rows(s))
+    np.testing.assert_allclose(p.sum(1), 1.0)
+    np.testing.assert_allclose(p[0], [0.5, 0.5])
+
+
+def _setup(theta_scale=0.7, seed=0):
+    inv = toy_inventory()
+    ex = FeatureExtractor(inv, FeatureConfig())
+    sents = toy_sentences()
+    data = [ex.sentence_units(s) for s in sents]
+    # a dictionary holding about half of all possible (unit, property) keys
+    rng = np.random.default_rng(seed)
+    keys = []
+    for uid in range(ex.n_units):
+        k = ex.unit_keys(np.array([uid])).ravel()
+        keys.append(k[rng.random(k.size) < 0.5])
+    index = FeatureIndex.from_keys(keys)
+    theta = np.zeros(index.size + 1)
+    theta[:-1] = rng.normal(size=index.size) * theta_scale
+    return inv, ex, index, AttachScorer(ex, index), data, theta
+
+
+def _batch(data):
+    rel = np.concatenate([d[0] for d in data])
+    ptrs, units, off = [np.zeros(1, dtype=np.int64)], [], 0
+    for _, ptr, u in data:
+        ptrs.append(ptr[1:] + off)
+        units.append(u)
+        off += int(ptr[-1])
+    return rel, np.concatenate(ptrs), np.concatenate(units)
+
+
+def _naive_scores(ex, index, theta, rel, ptr, units, w):
+    """Score every pair of node w by enumerating its features one by one."""
+    table = ex.rel_tables[int(rel[w])]
+    scores = np.zeros(table.size)
+    feats = [[] for _ in range(table.size)]
+    for u in units[ptr[w]:ptr[w + 1]]:
+        h = ex.unit_hashes(np.array([u]))[0]
+        for j in range(table.size):
+            for ph in table.prop_hash[j]:
+                f = int(index.lookup(combine_keys(np.uint64(h), np.uint64(ph)).reshape(1))[0])
+                scores[j] += theta[f]
+                feats[j].append(f)
+    return scores, feats
+
+
+def test_forward_matches_naive_softmax_over_full_wd():
+    inv, ex, index, scorer, data, theta = _setup()
+    rel, ptr, units = _batch(data)
+    fwd = scorer.forward(theta, rel, ptr, units)
+    assert len(fwd.node_off) == len(rel) + 1
+    for w in range(len(rel)):
+        a, b = fwd.node_off[w], fwd.node_off[w + 1]
+        assert b - a == ex.rel_tables[int(rel[w])].size  # the node's FULL W_d
+        s, _ = _naive_scores(ex, index, theta, rel, ptr, units, w)
+        want = s - np.log(np.exp(s - s.max()).sum()) - s.max()
+        np.testing.assert_allclose(fwd.logp[a:b], want, rtol=0, atol=1e-10)
+        assert abs(np.exp(fwd.logp[a:b]).sum() - 1) < 1e-12
+
+
+def test_backward_scatters_G_into_theta():
+    inv, ex, index, scorer, data, theta = _setup(seed=1)
+    rel, ptr, units = _batch(data)
+    fwd = scorer.forward(theta, rel, ptr, units)
+    G = np.random.default_rng(5).normal(size=fwd.logp.size)
+    got = scorer.backward(fwd, G)
+    want = np.zeros(index.size + 1)
+    for w in range(len(rel)):
+        _, feats = _naive_scores(ex, index, theta, rel, ptr, units, w)
+        a = fwd.node_off[w]
+        for j, fs in enumerate(feats):
+            for f in fs:
+                want[f] += G[a + j]
+    want[-1] = 0.0  # the dummy never learns
+    np.testing.assert_allclose(got, want, rtol=1e-10, atol=1e-10)
+
+
+def test_loglik_gradient_is_mu_minus_p():
+    """∂/∂θ Σ_w log p_θ(y_w | w) = Σ_w (1[y_w] − p_w)·f: compare to finite differences."""
+    inv, ex, index, scorer, data, theta = _setup(seed=2)
+    rel, ptr, units = _batch(data)
+    rng = np.random.default_rng(3)
+    fwd = scorer.forward(theta, rel, ptr, units)
+    gold = np.array([fwd.node_off[w] + rng.integers(0, fwd.node_off[w + 1] - fwd.node_off[w])
+                     for w in range(len(rel))])
+
+    def f(th):
+        return scorer.forward(th, rel, ptr, units).logp[gold].sum()
+
+    mu = np.zeros_like(fwd.logp)
+    mu[gold] = 1.0
+    grad = scorer.backward(fwd, mu - np.exp(fwd.logp))
+    for j in rng.choice(np.flatnonzero(grad), size=min(15, np.count_nonzero(grad)), replace=False):
+        e = np.zeros_like(theta)
+        e[j] = 1e-6
+        fd = (f(theta + e) - f(theta - e)) / 2e-6
+        assert abs(fd - grad[j]) < 1e-6 * max(1, abs(fd))
+
+
+def test_unknown_features_use_the_dummy():
+    inv = toy_inventory()
+    ex = FeatureExtractor(inv)
+    scorer = AttachScorer(ex, FeatureIndex(np.zeros(0, dtype=np.uint64)))
+    rel, ptr, units = ex.sentence_units(toy_sentences()[0])
+    fwd = scorer.forward(np.zeros(1), rel, ptr, units)
+    for w in range(len(rel)):
+        a, b = fwd.node_off[w], fwd.node_off[w + 1]
+        np.testing.assert_allclose(np.exp(fwd.logp[a:b]), 1.0 / (b - a))  # uniform over W_d
+    g = scorer.backward(fwd, np.ones_like(fwd.logp))
+    assert g.shape == (1,) and g[0] == 0.0
+
+
+def test_scorer_cache_grows_with_new_units():
+    inv, ex, index, scorer, data, theta = _setup()
+    rel, ptr, units = _batch(data[:2])
+    scorer.forward(theta, rel, ptr, units)
+    extra = ex.sentence_units(toy_sentences()[3])  # already interned; add a new unseen context too
+    new = ex.unit_id(int(extra[0][0]), "root|word=NEVER-SEEN")
+    idx = scorer.unit_indices(np.array([new]))
+    assert np.all(idx == index.size)  # unknown -> dummy

@@ -1,0 +1,185 @@
+"""ATTACH feature templates, symmetric-mark rules, stable hashing and the feature dictionary.
+
+The toy sentences defined here are reused by the other model tests
+(``from test_features import toy_sentences, toy_inventory``).
+"""
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from spacy_punctgen.features import (ALL_TEMPLATES, FeatureConfig, FeatureExtractor, FeatureIndex,
+                                     combine_keys, is_mirror, is_unmatched, node_contexts,
+                                     pair_property_strings, stable_hash)
+from spacy_punctgen.inventory import PunctInventory
+from spacy_punctgen.preprocess import PunctSentence
+
+LQ, RQ = "\u201c", "\u201d"
+
+
+def _S(words, upos, heads, deprels, slots):
+    return PunctSentence(words=list(words), upos=list(upos), xpos=["_"] * len(words),
+                         deprels=list(deprels), heads=list(heads), slots=[tuple(s) for s in slots])
+
+
+def toy_sentences():
+    """Five short depunctuated sentences with commas, periods, quotes, parentheses, a colon."""
+    return [
+        # He said “ hi ” .
+        _S(["He", "said", "hi"], ["PRON", "VERB", "INTJ"], [1, -1, 1], ["nsubj", "root", "ccomp"],
+           [(), (), (LQ,), (RQ, ".")]),
+        # apples , pears and plums .
+        _S(["apples", "pears", "and", "plums"], ["NOUN", "NOUN", "CCONJ", "NOUN"], [-1, 0, 3, 0],
+           ["root", "conj", "cc", "conj"], [(), (",",), (), (), (".",)]),
+        # Bob ( my friend ) left .
+        _S(["Bob", "my", "friend", "left"], ["PROPN", "PRON", "NOUN", "VERB"], [3, 2, 0, -1],
+           ["nsubj", "nmod:poss", "appos", "root"], [(), ("(",), (), (")",), (".",)]),
+        # Note : it rains , “ really ” .
+        _S(["Note", "it", "rains", "really"], ["NOUN", "PRON", "VERB", "ADV"], [-1, 2, 0, 2],
+           ["root", "nsubj", "parataxis", "advmod"], [(), (":",), (), (",", LQ), (RQ, ".")]),
+        # Yes , he left .
+        _S(["Yes", "he", "left"], ["INTJ", "PRON", "VERB"], [2, 2, -1], ["discourse", "nsubj", "root"],
+           [(), (",",), (), (".",)]),
+    ]
+
+
+def toy_inventory(sents=None, pairs_mode="halves"):
+    return PunctInventory.from_sentences(sents or toy_sentences(), min_count=1, pairs_mode=pairs_mode)
+
+
+# ----------------------------------------------------------------- symmetric marks
+@pytest.mark.parametrize("l,r,unmatched", [
+    (("(",), (")",), False),
+    (("(",), (), True),
+    ((), (")",), True),
+    ((LQ,), (",", RQ), False),  # r read right-to-left: ” faces “
+    ((",", LQ), (RQ,), True),  # “ is at depth 2 in l, ” at depth 1 in r
+    ((LQ, "("), (")", RQ), False),
+    ((LQ, "("), (RQ, ")"), True),
+    ((), ("?",), False),  # ? and ! need no opener
+    (("\u00bf",), ("?",), False),
+    (("\u00bf",), (".",), True),
+    ((",",), (",",), False),
+    (("\u300c",), ("\u300d",), False),
+])
+def test_unmatched(l, r, unmatched):
+    assert is_unmatched(l, r) is unmatched
+
+
+def test_mirror():
+    assert is_mirror(("(",), (")",))
+    assert is_mirror((LQ, "("), (")", RQ))
+    assert not is_mirror((), ())
+    assert not is_mirror((",",), (",",))
+    assert not is_mirror(("(",), (RQ,))
+
+
+# ----------------------------------------------------------------- hashing
+def test_stable_hash_is_process_independent():
+    code = ("from spacy_punctgen.features import stable_hash, combine_keys; import numpy as np;"
+            "print(stable_hash('conj|child=cc'), int(combine_keys(np.uint64(stable_hash('a')), "
+            "np.uint64(stable_hash('P=,|,')))))")
+    outs = set()
+    for seed in ("1", "2"):
+        env = dict(os.environ, PYTHONHASHSEED=seed)
+        outs.add(subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
+                                check=True).stdout.strip())
+    assert len(outs) == 1
+    here = f"{stable_hash('conj|child=cc')} {int(combine_keys(np.uint64(stable_hash('a')), np.uint64(stable_hash('P=,|,'))))}"
+    assert outs == {here}
+
+
+def test_combine_keys_broadcasts_and_differs():
+    c = np.array([1, 2, 3], dtype=np.uint64)
+    p = np.array([10, 20], dtype=np.uint64)
+    k = combine_keys(c[:, None], p[None, :])
+    assert k.shape == (3, 2) and k.dtype == np.uint64
+    assert len(np.unique(k)) == 6
+
+
+# ----------------------------------------------------------------- templates
+def test_node_contexts_cover_paper_examples():
+    sents = toy_sentences()
+    inv = toy_inventory()
+    ctx = node_contexts(sents[1], inv, ALL_TEMPLATES)  # apples , pears and plums
+    conj_pears, conj_plums = ctx[1], ctx[3]
+    assert "conj|upos=NOUN" in conj_pears  # N.,.,.conj
+    assert "conj|child=cc" in conj_plums and "conj|child=cc" not in conj_pears  # C.ε.ε.!conj.cc
+    assert "conj|child=cc|side=L" in conj_plums
+    assert "conj|lout=NOUN" in conj_pears and "conj|rout=CCONJ" in conj_pears
+    assert "conj|lin=CCONJ" in conj_plums and "conj|rout=EOS" in conj_plums
+    assert "conj|edge=last" in conj_plums
+    assert "root|edge=both" in ctx[0] and "root|dir=root" in ctx[0]
+    assert "conj|prel=root|pupos=NOUN" in conj_pears
+    assert "conj|lsib=HEAD" in conj_pears and "conj|rsib=conj" in conj_pears
+    assert "cc|word=and" in ctx[2]
+    assert "*" in ctx[2] and all(c.startswith(("conj", "*")) for c in conj_pears)
+    full = node_contexts(sents[2], inv, ALL_TEMPLATES)[1]  # my: nmod:poss
+    assert "nmod|full=nmod:poss" in full
+
+
+def test_rare_words_become_unk():
+    sents = toy_sentences()
+    inv = PunctInventory.from_sentences(sents, min_count=2)
+    ctx = node_contexts(sents[0], inv, ["rel", "word"])
+    assert "nsubj|word=UNK" in ctx[0]  # "He" occurs once
+    ctx = node_contexts(sents[2], inv, ["rel", "word"])
+    assert "root|word=left" in ctx[3]  # "left" occurs twice
+
+
+def test_pair_properties():
+    props = pair_property_strings(("(",), (")",), ["pair", "l", "r", "shape"])
+    assert props == ["P=(|)", "L=(", "R=)", "S=11M"]
+    assert pair_property_strings((), (".",), ["shape"]) == ["S=01-"]
+    assert pair_property_strings((LQ,), (), ["shape"]) == ["S=10U"]
+
+
+def test_feature_config_validation():
+    with pytest.raises(ValueError, match="unknown feature template"):
+        FeatureConfig(templates=["rel", "nope"])
+    with pytest.raises(ValueError, match="'rel' template is required"):
+        FeatureConfig(templates=["upos"])
+    with pytest.raises(ValueError, match="pair properties"):
+        FeatureConfig(properties=[])
+    cfg = FeatureConfig(templates=["rel", "upos"], properties=["pair"])
+    assert FeatureConfig.from_dict(cfg.to_dict()) == cfg
+
+
+def test_extractor_units_and_relation_tables():
+    inv = toy_inventory()
+    ex = FeatureExtractor(inv, FeatureConfig())
+    rel_ids, ptr, units = ex.sentence_units(toy_sentences()[1])
+    assert len(rel_ids) == 4 and ptr[-1] == len(units)
+    assert rel_ids[1] == rel_ids[3]  # both conj
+    t = ex.rel_tables[int(rel_ids[1])]
+    assert tuple(t.pairs[0]) == (0, 0)  # (ε, ε) always allowed, and first
+    assert t.prop_hash.shape == (t.size, 4)
+    # the same context string under two relations: two units, one hash
+    u1 = ex.unit_id(0, "*")
+    u2 = ex.unit_id(1, "*")
+    assert u1 != u2 and ex.unit_hashes(np.array([u1, u2]))[0] == ex.unit_hashes(np.array([u1, u2]))[1]
+    # unmatched flags follow is_unmatched
+    pm = inv.punctemes
+    for rid, tab in enumerate(ex.rel_tables):
+        for (l, r), u in zip(tab.pairs, tab.unmatched):
+            assert bool(u) == is_unmatched(pm[l], pm[r])
+
+
+def test_unseen_relation_backs_off_to_all_pairs():
+    inv = toy_inventory()
+    ex = FeatureExtractor(inv)
+    rid = ex.relation_id("vocative")
+    assert ex.rel_tables[rid].rel == "<unseen>"
+    assert ex.rel_tables[rid].size == len(inv.pairs_for("vocative"))
+
+
+def test_feature_index_lookup():
+    idx = FeatureIndex.from_keys([np.array([5, 3, 9], dtype=np.uint64), np.array([3, 11], dtype=np.uint64)])
+    assert idx.size == 4 and list(idx.keys) == [3, 5, 9, 11]
+    got = idx.lookup(np.array([[9, 4], [3, 12]], dtype=np.uint64))
+    assert got.tolist() == [[2, 4], [0, 4]]  # unknown -> F = 4
+    with pytest.raises(ValueError):
+        FeatureIndex(np.array([3, 3], dtype=np.uint64))
+    assert FeatureIndex(np.zeros(0, dtype=np.uint64)).lookup(np.array([1], dtype=np.uint64)).tolist() == [0]
