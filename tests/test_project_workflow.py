@@ -1,0 +1,167 @@
+"""``project.yml``: structure checks (fast) and the whole sample workflow end to end (slow)."""
+import json
+import os
+import shlex
+import shutil
+import subprocess
+import sys
+from pathlib import Path, PurePosixPath
+
+import pytest
+import srsly
+
+from spacy_punctgen import cli
+from spacy_punctgen.conllu_io import find_split
+
+ROOT = Path(__file__).resolve().parents[1]
+PROJECT = ROOT / "project.yml"
+STEPS = ["preprocess", "train-parser", "train-parser-punct", "evaluate-parser", "train", "evaluate", "package"]
+LOCAL_UD = {"ud_dir": "../shared/ud/en_ewt", "treebank": "en_ewt"}
+
+
+def substituted(**vars_):
+    """project.yml with its variables substituted (weasel's own code; creates no directories)."""
+    from weasel.schemas import ProjectConfigSchema, validate
+    from weasel.util.config import substitute_project_variables
+
+    config = srsly.read_yaml(PROJECT)
+    assert validate(ProjectConfigSchema, config) == []
+    config = substitute_project_variables(config, {f"vars.{k}": v for k, v in vars_.items()})
+    config["vars"].update(vars_)  # weasel overrides the values it substitutes, not this copy
+    return config
+
+
+def _norm(path: str) -> PurePosixPath:
+    return PurePosixPath(os.path.normpath(path))
+
+
+def _under(path: str, folder: str) -> bool:
+    p, f = _norm(path), _norm(folder)
+    return p == f or f in p.parents
+
+
+def test_project_yml_parses_with_the_documented_vars():
+    raw = srsly.read_yaml(PROJECT)
+    for key in ("lang", "treebank", "ud_repo", "ud_version", "ud_dir", "gpu", "max_steps"):
+        assert key in raw["vars"], key
+    assert raw["workflows"]["all"] == STEPS
+    assert sorted(c["name"] for c in raw["commands"]) == sorted(STEPS)
+    # the default runs on the shipped sample
+    ud_dir = ROOT / raw["vars"]["ud_dir"]
+    assert ud_dir == ROOT / "assets" / "sample"
+    assert all(find_split(ud_dir, s) is not None for s in ("train", "dev", "test"))
+
+
+@pytest.mark.parametrize("vars_", [{}, LOCAL_UD], ids=["default", "local-ud"])
+def test_every_dep_is_an_earlier_output_or_an_input(vars_):
+    config = substituted(**vars_)
+    ud_dir = config["vars"]["ud_dir"]
+    commands = {c["name"]: c for c in config["commands"]}
+    produced = []
+    for name in config["workflows"]["all"]:
+        cmd = commands[name]
+        assert cmd.get("outputs"), f"{name}: without outputs weasel never skips it"
+        for dep in cmd.get("deps", []):
+            ok = (any(_under(dep, out) for out in produced) or _under(dep, ud_dir)
+                  or (dep.split("/")[0] in ("configs", "scripts") and (ROOT / dep).is_file()))
+            assert ok, f"{name}: dep {dep} is neither produced earlier, nor under {ud_dir}, nor a repo file"
+        produced.extend(cmd["outputs"])
+    # nothing is written into the UD folder
+    assert not any(_under(out, ud_dir) for out in produced)
+
+
+@pytest.mark.parametrize("vars_", [{}, LOCAL_UD], ids=["default", "local-ud"])
+def test_ud_dir_is_never_an_asset_destination(vars_):
+    config = substituted(**vars_)
+    ud_dir = config["vars"]["ud_dir"]
+    for asset in config["assets"]:
+        dest = asset["dest"]
+        assert not _under(ud_dir, dest) and not _under(dest, ud_dir)
+        assert not dest.startswith("..") and _under(dest, "assets/ud")  # git-ignored, inside the project
+        if "git" in asset:
+            assert asset["git"]["repo"] == f"https://github.com/UniversalDependencies/{config['vars']['ud_repo']}"
+
+
+def _script_lines():
+    config = substituted(**LOCAL_UD)
+    for cmd in config["commands"]:
+        for line in cmd["script"]:
+            yield cmd["name"], shlex.split(line)
+
+
+def test_scripts_need_no_shell():
+    for name, argv in _script_lines():
+        assert argv[0] == "python", f"{name}: {argv}"
+        assert not {">", ">>", "|", "&&", ";", "<"} & set(argv), f"{name}: weasel runs no shell"
+
+
+def test_punctgen_cli_calls_use_existing_commands_and_options():
+    parser = cli.build_parser()
+    seen = set()
+    for name, argv in _script_lines():
+        if argv[1:3] == ["-m", "spacy_punctgen"]:
+            args = parser.parse_args(argv[3:])  # SystemExit on an unknown command or option
+            seen.add(args.command)
+        if argv[1:2] == ["scripts/save_metrics.py"]:
+            inner = argv[argv.index("--") + 1:]
+            assert inner[1:3] == ["-m", "spacy_punctgen"]
+            seen.add(parser.parse_args(inner[3:]).command)
+    assert seen == {"convert", "train", "evaluate"}
+
+
+def test_parser_config_accepts_the_overrides():
+    from spacy.util import load_config
+
+    for name, argv in _script_lines():
+        if argv[1:4] != ["-m", "spacy", "train"]:
+            continue
+        overrides = {}
+        i = 4
+        while i < len(argv):
+            if argv[i].startswith("--") and "." in argv[i]:
+                overrides[argv[i][2:]] = argv[i + 1]
+                i += 2
+            else:
+                i += 1
+        assert {"paths.train", "paths.dev", "nlp.lang", "training.max_steps", "training.patience"} <= set(overrides)
+        typed = {k: (int(v) if v.lstrip("-").isdigit() else v) for k, v in overrides.items()}
+        cfg = load_config(ROOT / argv[4], overrides=typed, interpolate=True)
+        assert cfg["training"]["max_steps"] == typed["training.max_steps"]
+        assert cfg["nlp"]["pipeline"] == ["tok2vec", "tagger", "morphologizer", "parser"]
+
+
+@pytest.mark.slow
+def test_sample_workflow_end_to_end_and_rerun_skips(tmp_path):
+    """`spacy project run all` on the shipped sample with tiny training, in a temp copy; then a rerun skips."""
+    proj = tmp_path / "proj"
+    proj.mkdir()
+    shutil.copy(PROJECT, proj / "project.yml")
+    for folder in ("configs", "scripts"):
+        shutil.copytree(ROOT / folder, proj / folder)
+    shutil.copytree(ROOT / "assets" / "sample", proj / "assets" / "sample")
+    env = dict(os.environ, PYTHONPATH=str(ROOT), OMP_NUM_THREADS="1")
+    tiny = ["--vars.max_steps", "20", "--vars.eval_frequency", "10", "--vars.punctgen_epochs", "1"]
+    run = [sys.executable, "-m", "spacy", "project", "run", "all", str(proj), *tiny]
+    first = subprocess.run(run, capture_output=True, text=True, env=env, timeout=1200)
+    assert first.returncode == 0, first.stdout[-4000:] + first.stderr[-4000:]
+
+    metrics = proj / "metrics" / "en_sample"
+    for name in ("parser_depunct", "parser_punct"):
+        data = json.loads((metrics / f"{name}.json").read_text())
+        assert 0.0 <= data["dep_las"] <= data["dep_uas"] <= 1.0
+    pg = json.loads((metrics / "punctgen.json").read_text())
+    for key in ("perplexity_per_slot", "aed_gold", "aed_parsed", "parser_las", "n_sentences", "n_slots"):
+        assert key in pg
+    assert pg["perplexity_per_slot"] > 1.0 and pg["n_sentences"] == 35
+    assert pg["parser_las"] == json.loads((metrics / "parser_depunct.json").read_text())["dep_las"]
+    assert (proj / "corpus" / "en_sample" / "depunct" / "train.spacy").is_file()
+    pipeline = proj / "training" / "en_sample" / "pipeline"
+    assert (pipeline / "punctgen" / "model").is_dir()
+    assert "model = null" in (pipeline / "config.cfg").read_text()
+    assert list((proj / "packages").glob("en_punctgen_en_sample-0.0.0/dist/*.tar.gz"))
+
+    second = subprocess.run(run, capture_output=True, text=True, env=env, timeout=600)
+    assert second.returncode == 0, second.stdout[-4000:]
+    for step in STEPS:
+        assert f"Skipping '{step}': nothing changed" in second.stdout, step
+    assert "Running command" not in second.stdout
