@@ -80,6 +80,38 @@ def test_ud_dir_is_never_an_asset_destination(vars_):
         assert not dest.startswith("..") and _under(dest, "assets/ud")  # git-ignored, inside the project
         if "git" in asset:
             assert asset["git"]["repo"] == f"https://github.com/UniversalDependencies/{config['vars']['ud_repo']}"
+            assert asset["git"]["branch"] == config["vars"]["ud_version"]
+
+
+def _git(cwd, *args):
+    env = dict(os.environ, GIT_AUTHOR_NAME="t", GIT_AUTHOR_EMAIL="t@t", GIT_COMMITTER_NAME="t",
+               GIT_COMMITTER_EMAIL="t@t", GIT_CONFIG_GLOBAL=os.devnull, GIT_CONFIG_NOSYSTEM="1")
+    subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True, env=env)
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
+def test_assets_clone_the_treebank_repository_offline(tmp_path):
+    """`spacy project assets` clones ${ud_github}/${ud_repo} at ${ud_version} into assets/ud/ (here: a local repo)."""
+    mirror = tmp_path / "mirror"
+    repo = mirror / "UD_Sample-Test"
+    repo.mkdir(parents=True)
+    for f in (ROOT / "assets" / "sample").glob("*-ud-*.conllu"):
+        shutil.copy(f, repo / f.name)
+    _git(repo, "init", "-q")
+    _git(repo, "add", ".")
+    _git(repo, "commit", "-qm", "sample")
+    _git(repo, "tag", "r9.9")
+    proj = tmp_path / "proj"
+    proj.mkdir()
+    shutil.copy(PROJECT, proj / "project.yml")
+    cmd = [sys.executable, "-m", "spacy", "project", "assets", str(proj), "--vars.ud_github", str(mirror),
+           "--vars.ud_repo", "UD_Sample-Test", "--vars.ud_version", "r9.9"]
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=300,
+                          env=dict(os.environ, GIT_CONFIG_GLOBAL=os.devnull, GIT_CONFIG_NOSYSTEM="1"))
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    dest = proj / "assets" / "ud" / "UD_Sample-Test"
+    assert all(find_split(dest, s) is not None for s in ("train", "dev", "test"))
+    assert (dest / "en_sample-ud-test.conllu").read_bytes() == (ROOT / "assets" / "sample" / "en_sample-ud-test.conllu").read_bytes()
 
 
 def _script_lines():
