@@ -1,6 +1,5 @@
 """The ``stats`` command, through the project CLI."""
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -55,10 +54,11 @@ def test_errors_exit_1_with_message(capsys):
     assert "missing.conllu" in capsys.readouterr().err
 
 
-def test_module_entry_point_subprocess():
-    env = dict(os.environ, PYTHONPATH=str(ROOT))
+def test_module_entry_point_subprocess(tmp_path):
+    from conftest import package_env
+
     proc = subprocess.run([sys.executable, "-m", "spacy_punctgen", "stats", str(ES), "--json"],
-                          capture_output=True, text=True, env=env, cwd=ROOT, timeout=120)
+                          capture_output=True, text=True, env=package_env(), cwd=tmp_path, timeout=120)
     assert proc.returncode == 0, proc.stderr
     data = json.loads(proc.stdout.strip().splitlines()[-1])
     assert data["total"]["sentences"] == 5 and data["total"]["omitted_nonleaf"] == 0
