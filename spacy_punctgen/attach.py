@@ -48,7 +48,10 @@ class _Group:
     nodes: np.ndarray  # positions (in batch node order) of this relation's nodes
     inv: np.ndarray  # entry -> local unit row
     counts: np.ndarray  # contexts per node
-    idx: np.ndarray  # (U, P, K) feature indices
+    ent_unit: np.ndarray  # known features of the group's units: local unit row,
+    ent_col: np.ndarray  # ... column of the relation table,
+    ent_feat: np.ndarray  # ... feature id
+    n_units: int
     P: int
 
 
@@ -66,65 +69,72 @@ class AttachForward:
 
 
 class AttachScorer:
-    """Turns context units into feature indices (cached) and scores nodes with θ.
+    """Scores nodes with θ (length ``F``, the feature dictionary's size).
 
-    θ has length ``F + 1``; index ``F`` is the dummy that every feature unknown
-    to the dictionary maps to, and must stay 0.
+    For each context unit it caches, once, the list of its known features as
+    (column of the relation table, feature id).  A batch's scores are then: a
+    dense (units × columns) weight table filled from θ, times the relation's
+    (columns × pairs) 0/1 matrix, summed over each node's units, row-softmaxed.
     """
 
     def __init__(self, extractor: FeatureExtractor, index: FeatureIndex):
         self.extractor = extractor
         self.index = index
-        self._unit_row = np.zeros(0, dtype=np.int64)  # uid -> row in its relation's store
-        self._store: Dict[int, np.ndarray] = {}  # rid -> (rows, P*K) int64
-        self._store_len: Dict[int, int] = {}
-        self._done = 0  # units [0, _done) have rows
+        self._ptr = np.zeros(1, dtype=np.int64)  # unit -> its entries [ptr[u], ptr[u+1])
+        self._col_parts: List[np.ndarray] = []
+        self._feat_parts: List[np.ndarray] = []
+        self._col = np.zeros(0, dtype=np.int32)
+        self._feat = np.zeros(0, dtype=np.int64)
 
     @property
     def n_features(self) -> int:
         return self.index.size
 
-    def _ensure(self, upto: int) -> None:
-        """Compute the feature-index rows of units ``[_done, upto)``."""
-        if upto <= self._done:
+    def _ensure(self) -> None:
+        """Compute the known-feature lists of units interned since the last call."""
+        done = len(self._ptr) - 1
+        upto = self.extractor.n_units
+        if upto <= done:
             return
         ex = self.extractor
-        new = np.arange(self._done, upto)
-        rels = np.array([ex.unit_relation(int(u)) for u in new], dtype=np.int64)
-        rows = np.empty(len(new), dtype=np.int64)
+        new = np.arange(done, upto)
+        rels = ex.unit_relations(new)
+        hashes = ex.unit_hashes(new)
+        counts = np.zeros(len(new), dtype=np.int64)
+        units, cols, feats = [], [], []
         for rid in np.unique(rels):
             sel = np.flatnonzero(rels == rid)
-            uids = new[sel]
-            idx = self.index.lookup(ex.unit_keys(uids))  # (u, P, K)
-            flat = idx.reshape(len(uids), -1)
-            have = self._store_len.get(int(rid), 0)
-            store = self._store.get(int(rid))
-            need = have + len(uids)
-            if store is None or store.shape[0] < need:
-                cap = max(need, 2 * (store.shape[0] if store is not None else 0), 64)
-                bigger = np.empty((cap, flat.shape[1]), dtype=np.int64)
-                if store is not None:
-                    bigger[:have] = store[:have]
-                store = self._store[int(rid)] = bigger
-            store[have:need] = flat
-            self._store_len[int(rid)] = need
-            rows[sel] = np.arange(have, need)
-        self._unit_row = np.concatenate([self._unit_row, rows])
-        self._done = upto
+            u, c, f = self.index.unit_entries(hashes[sel], ex.rel_tables[int(rid)])
+            units.append(sel[u])
+            cols.append(c)
+            feats.append(f)
+        u = np.concatenate(units)
+        order = np.argsort(u, kind="stable")
+        u = u[order]
+        np.add.at(counts, u, 1)
+        self._col = np.concatenate([self._col, np.concatenate(cols)[order].astype(np.int32)])
+        self._feat = np.concatenate([self._feat, np.concatenate(feats)[order]])
+        self._ptr = np.concatenate([self._ptr, self._ptr[-1] + np.cumsum(counts)])
 
-    def unit_indices(self, uids: np.ndarray) -> np.ndarray:
-        """Feature indices ``(U, P, K)`` of units that share one relation."""
+    def unit_weights(self, theta: np.ndarray, uids: np.ndarray, table) -> Tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """Dense column weights ``(U, V)`` of units sharing one relation table, and their entries."""
+        self._ensure()
         uids = np.asarray(uids, dtype=np.int64)
-        self._ensure(self.extractor.n_units)
-        rid = self.extractor.unit_relation(int(uids[0]))
-        table = self.extractor.rel_tables[rid]
-        P, K = table.prop_hash.shape
-        return self._store[rid][self._unit_row[uids]].reshape(len(uids), P, K)
+        lo, hi = self._ptr[uids], self._ptr[uids + 1]
+        counts = hi - lo
+        tot = int(counts.sum())
+        seg = np.concatenate([[0], np.cumsum(counts)[:-1]]) if len(counts) else np.zeros(0, np.int64)
+        ent = np.repeat(lo - seg, counts) + np.arange(tot)
+        eu = np.repeat(np.arange(len(uids)), counts)
+        ec = self._col[ent].astype(np.int64)
+        ef = self._feat[ent]
+        T = np.zeros((len(uids), table.n_cols), dtype=np.float64)
+        T[eu, ec] = theta[ef]
+        return T, eu, ec, ef
 
     def forward(self, theta: np.ndarray, rel_ids: np.ndarray, unit_ptr: np.ndarray,
                 units: np.ndarray) -> AttachForward:
         """log p_θ(·|w) over W_d(w) for every node of a batch (nodes given in CSR form)."""
-        self._ensure(self.extractor.n_units)
         rel_ids = np.asarray(rel_ids, dtype=np.int64)
         N = len(rel_ids)
         tables = self.extractor.rel_tables
@@ -135,46 +145,56 @@ class AttachScorer:
         groups: List[_Group] = []
         counts_all = np.diff(unit_ptr)
         for rid in np.unique(rel_ids):
+            table = tables[int(rid)]
             nodes = np.flatnonzero(rel_ids == rid)
             counts = counts_all[nodes]
             starts = unit_ptr[nodes]
-            # entries of these nodes' unit lists, in node order
             tot = int(counts.sum())
-            base = np.repeat(starts - np.concatenate([[0], np.cumsum(counts)[:-1]]), counts)
-            ent = units[base + np.arange(tot)]
-            uniq, inv = np.unique(ent, return_inverse=True)
-            idx = self.unit_indices(uniq)
-            U, P, K = idx.shape
-            S = theta[idx].sum(axis=2, dtype=np.float64)  # (U, P)
             seg = np.concatenate([[0], np.cumsum(counts)[:-1]])
-            scores = np.add.reduceat(S[inv], seg, axis=0)  # (n_d, P)
+            ent = units[np.repeat(starts - seg, counts) + np.arange(tot)]
+            uniq, inv = np.unique(ent, return_inverse=True)
+            T, eu, ec, ef = self.unit_weights(theta, uniq, table)
+            S = T[:, table.pair_cols].sum(axis=2)  # (U, P)
+            scores = np.add.reduceat(S[inv.ravel()], seg, axis=0)  # (n_d, P)
             lp = log_softmax_rows(scores)
-            pos = node_off[nodes][:, None] + np.arange(P)[None, :]
-            logp[pos] = lp
-            groups.append(_Group(int(rid), nodes, inv.ravel(), counts, idx, P))
+            P = table.size
+            logp[node_off[nodes][:, None] + np.arange(P)[None, :]] = lp
+            groups.append(_Group(int(rid), nodes, inv.ravel(), counts, eu, ec, ef, len(uniq), P))
         return AttachForward(node_off, logp, groups)
 
     def backward(self, fwd: AttachForward, G: np.ndarray, out: Optional[np.ndarray] = None) -> np.ndarray:
-        """∂/∂θ of ``Σ_w Σ_j G[w, j] · score_w(j)`` (``G`` flat like ``fwd.logp``), float64, length F+1.
+        """∂/∂θ of ``Σ_w Σ_j G[w, j] · score_w(j)`` (``G`` flat like ``fwd.logp``), float64, length F.
 
-        For the log-likelihood pass ``G = μ − p``.  The dummy entry ``F`` is zeroed.
+        For the log-likelihood pass ``G = μ − p``.
         """
-        F1 = self.n_features + 1
+        F = self.n_features
         if out is None:
-            out = np.zeros(F1, dtype=np.float64)
+            out = np.zeros(F, dtype=np.float64)
+        idx, val = self.backward_sparse(fwd, G)
+        if idx.size:
+            np.add.at(out, idx, val)
+        return out
+
+    def backward_sparse(self, fwd: AttachForward, G: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
+        """Like :meth:`backward`, as ``(feature ids, values)`` (ids may repeat; add them up)."""
         idx_parts, w_parts = [], []
+        tables = self.extractor.rel_tables
         for g in fwd.groups:
             pos = fwd.node_off[g.nodes][:, None] + np.arange(g.P)[None, :]
             Gd = G[pos]  # (n_d, P)
-            gS = np.zeros((g.idx.shape[0], g.P), dtype=np.float64)
-            np.add.at(gS, g.inv, np.repeat(Gd, g.counts, axis=0))
-            K = g.idx.shape[2]
-            idx_parts.append(g.idx.ravel())
-            w_parts.append(np.repeat(gS.ravel(), K))
-        if idx_parts:
-            out += np.bincount(np.concatenate(idx_parts), weights=np.concatenate(w_parts), minlength=F1)
-        out[F1 - 1] = 0.0
-        return out
+            U, P = g.n_units, g.P
+            flat = (g.inv[:, None] * P + np.arange(P)[None, :]).ravel()
+            gS = np.bincount(flat, weights=np.repeat(Gd, g.counts, axis=0).ravel(), minlength=U * P)
+            table = tables[g.rid]
+            V = table.n_cols
+            K = table.pair_cols.shape[1]
+            cols = (np.arange(U)[:, None, None] * V + table.pair_cols[None, :, :]).ravel()
+            gT = np.bincount(cols, weights=np.repeat(gS, K), minlength=U * V)  # (U*V,)
+            idx_parts.append(g.ent_feat)
+            w_parts.append(gT[g.ent_unit * V + g.ent_col])
+        if not idx_parts:
+            return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float64)
+        return np.concatenate(idx_parts), np.concatenate(w_parts)
 
 
 def pair_expectation_grad(mu_flat: np.ndarray, p_flat: np.ndarray) -> np.ndarray:

@@ -57,15 +57,15 @@ themselves, so the features do not depend on inventory ids):
   is a mirror-image pair like ``( … )`` (``M``), unmatched (``U``, see
   :func:`is_unmatched`) or neither (``-``).
 
-A feature's key is a 64-bit integer ``mix(hash(c), hash(π))`` built from
-``blake2b`` hashes of the strings (never Python's salted ``hash``), so keys are
-the same in every process.  The model keeps an *exact* dictionary: the sorted
-keys of all features that fire on a *supported* (node, pair) of the training
-data -- a pair whose non-empty halves land on non-empty surface slots, the only
-ones the DP can ever give posterior mass (slot 0 always holds ``^``).  Any other
-key maps to a dummy index whose weight stays 0.  This is the usual "observed
-features" restriction of CRF toolkits; the relation-bias context always supports
-every pair of ``W_d``, so every pair can still be pushed down.
+A feature is identified by the pair ``(hash(c), hash(π))`` of 64-bit
+``blake2b`` hashes of its two strings (never Python's salted ``hash``), so
+feature identities are the same in every process.  The model keeps an *exact*
+dictionary: the sorted pairs of all features that fire on a *supported* (node,
+pair) of the training data -- a pair whose non-empty halves land on non-empty
+surface slots, the only ones the DP can ever give posterior mass (slot 0 always
+holds ``^``).  Other features have no weight.  This is the usual "observed
+features" restriction of CRF toolkits; the relation-bias context supports every
+pair of ``W_d``, so every pair can still be pushed down.
 
 The paper's template (d), "punctuation already added to w's subconstituents",
 is not used: MODEL.md's ATTACH distribution factorises over nodes, which such a
@@ -127,24 +127,9 @@ def is_mirror(l: Sequence[str], r: Sequence[str]) -> bool:
 # ---------------------------------------------------------------------------
 # Hashing
 
-_MASK = (1 << 64) - 1
-_GOLD = np.uint64(0x9E3779B97F4A7C15)
-_M1 = np.uint64(0xBF58476D1CE4E5B9)
-_M2 = np.uint64(0x94D049BB133111EB)
-
-
 def stable_hash(text: str) -> int:
     """A 64-bit hash of a string that is identical in every process and platform."""
     return int.from_bytes(hashlib.blake2b(text.encode("utf-8"), digest_size=8).digest(), "little")
-
-
-def combine_keys(ctx_hash: np.ndarray, prop_hash: np.ndarray) -> np.ndarray:
-    """Feature key of (context, property) hashes (broadcasting uint64 arrays; splitmix64 finaliser)."""
-    with np.errstate(over="ignore"):
-        z = np.asarray(ctx_hash, dtype=np.uint64) * _GOLD + np.asarray(prop_hash, dtype=np.uint64)
-        z = (z ^ (z >> np.uint64(30))) * _M1
-        z = (z ^ (z >> np.uint64(27))) * _M2
-        return z ^ (z >> np.uint64(31))
 
 
 # ---------------------------------------------------------------------------
@@ -327,18 +312,27 @@ def pair_property_strings(l: Sequence[str], r: Sequence[str], properties: Sequen
 
 @dataclass
 class RelationTable:
-    """Everything about one relation's allowed pairs ``W_d`` that does not depend on θ."""
+    """Everything about one relation's allowed pairs ``W_d`` that does not depend on θ.
+
+    The ``K`` property strings of all pairs take ``V`` distinct values (*columns*,
+    sorted by hash); pair ``p`` has the values ``pair_cols[p]``, so the pair scores
+    of one context with column weights ``t`` are ``t[pair_cols].sum(-1)``.
+    """
 
     rel: str
     pairs: np.ndarray  # int64 (P, 2) puncteme ids, as given by the inventory
     prop_hash: np.ndarray  # uint64 (P, K)
+    col_hash: np.ndarray  # uint64 (V,), sorted
+    pair_cols: np.ndarray  # int64 (P, K): the columns of each pair's K property values
     unmatched: np.ndarray  # float64 (P,): 1.0 where the pair holds an unmatched mark
-    l_empty: np.ndarray  # bool (P,)
-    r_empty: np.ndarray  # bool (P,)
 
     @property
     def size(self) -> int:
         return int(self.pairs.shape[0])
+
+    @property
+    def n_cols(self) -> int:
+        return int(self.col_hash.shape[0])
 
 
 class FeatureExtractor:
@@ -346,7 +340,7 @@ class FeatureExtractor:
 
     Context *units* are (relation, context string) pairs: the same global
     context ``*|edge=last`` under two relations scores different pair sets, so
-    it gets two units sharing one hash.
+    it gets two units sharing one hash (and therefore sharing weights).
     """
 
     def __init__(self, inventory: PunctInventory, config: Optional[FeatureConfig] = None):
@@ -379,8 +373,10 @@ class FeatureExtractor:
         arr = np.array(sorted(set(map(tuple, pairs)) | {(0, 0)}), dtype=np.int64).reshape(-1, 2)
         props = [pair_property_strings(pm[l], pm[r], self.config.properties) for l, r in arr]
         ph = np.array([[self._hash(s) for s in row] for row in props], dtype=np.uint64)
+        cols = np.unique(ph)
+        pair_cols = np.searchsorted(cols, ph).astype(np.int64)
         unm = np.array([is_unmatched(pm[l], pm[r]) for l, r in arr], dtype=np.float64)
-        return RelationTable(key, arr, ph, unm, arr[:, 0] == 0, arr[:, 1] == 0)
+        return RelationTable(key, arr, ph, cols, pair_cols, unm)
 
     def _hash(self, s: str) -> int:
         h = self._hash_cache.get(s)
@@ -405,7 +401,10 @@ class FeatureExtractor:
         return len(self._unit_rel)
 
     def unit_hashes(self, uids: np.ndarray) -> np.ndarray:
-        return np.array([self._unit_hash[u] for u in uids], dtype=np.uint64)
+        return np.array([self._unit_hash[u] for u in np.asarray(uids).ravel()], dtype=np.uint64)
+
+    def unit_relations(self, uids: np.ndarray) -> np.ndarray:
+        return np.array([self._unit_rel[u] for u in np.asarray(uids).ravel()], dtype=np.int64)
 
     def unit_string(self, uid: int) -> str:
         return self._unit_str[uid]
@@ -425,43 +424,77 @@ class FeatureExtractor:
             ptr[w + 1] = len(units)
         return rel_ids, ptr, np.array(units, dtype=np.int64)
 
-    def unit_keys(self, uids: np.ndarray) -> np.ndarray:
-        """Feature keys (U, P_d, K) for context units that all share one relation."""
-        if len(uids) == 0:
-            raise ValueError("no units")
-        rid = self._unit_rel[int(uids[0])]
-        table = self.rel_tables[rid]
-        ch = self.unit_hashes(uids)
-        return combine_keys(ch[:, None, None], table.prop_hash[None, :, :])
-
 
 class FeatureIndex:
-    """Exact feature dictionary: sorted 64-bit keys -> indices ``0..F-1``; unknown -> ``F``."""
+    """Exact feature dictionary: the ``F`` distinct (context hash, property hash) pairs,
+    sorted; feature ``i`` is row ``i``.  Pairs not in the dictionary have no weight."""
 
-    def __init__(self, keys: np.ndarray):
-        keys = np.asarray(keys, dtype=np.uint64)
-        if keys.ndim != 1 or (keys.size > 1 and not np.all(keys[1:] > keys[:-1])):
-            raise ValueError("feature keys must be a strictly increasing 1-D uint64 array")
-        self.keys = keys
+    def __init__(self, ctx: np.ndarray, prop: np.ndarray):
+        ctx = np.ascontiguousarray(ctx, dtype=np.uint64)
+        prop = np.ascontiguousarray(prop, dtype=np.uint64)
+        if ctx.ndim != 1 or ctx.shape != prop.shape:
+            raise ValueError("feature dictionary: ctx and prop must be 1-D arrays of one length")
+        if ctx.size > 1:
+            inc = (ctx[1:] > ctx[:-1]) | ((ctx[1:] == ctx[:-1]) & (prop[1:] > prop[:-1]))
+            if not np.all(inc):
+                raise ValueError("feature dictionary must be sorted by (ctx, prop) without repeats")
+        self.ctx = ctx
+        self.prop = prop
 
     @property
     def size(self) -> int:
-        """Number of real features ``F`` (index ``F`` is the dummy)."""
-        return int(self.keys.size)
+        return int(self.ctx.size)
 
     @classmethod
-    def from_keys(cls, chunks: Iterable[np.ndarray]) -> "FeatureIndex":
-        parts = [np.unique(np.asarray(c, dtype=np.uint64).ravel()) for c in chunks]
-        keys = np.unique(np.concatenate(parts)) if parts else np.zeros(0, dtype=np.uint64)
-        return cls(keys)
+    def empty(cls) -> "FeatureIndex":
+        return cls(np.zeros(0, dtype=np.uint64), np.zeros(0, dtype=np.uint64))
 
-    def lookup(self, keys: np.ndarray) -> np.ndarray:
-        """Indices (int64, same shape) of keys; ``F`` for keys not in the dictionary."""
-        keys = np.asarray(keys, dtype=np.uint64)
-        F = self.keys.size
-        if F == 0:
-            return np.zeros(keys.shape, dtype=np.int64)
-        pos = np.searchsorted(self.keys, keys.ravel())
-        pos_c = np.minimum(pos, F - 1)
-        hit = self.keys[pos_c] == keys.ravel()
-        return np.where(hit, pos_c, F).astype(np.int64).reshape(keys.shape)
+    @classmethod
+    def from_pairs(cls, ctx: np.ndarray, prop: np.ndarray) -> "FeatureIndex":
+        """Build from (possibly repeated, unsorted) pairs."""
+        ctx = np.asarray(ctx, dtype=np.uint64).ravel()
+        prop = np.asarray(prop, dtype=np.uint64).ravel()
+        if ctx.size == 0:
+            return cls.empty()
+        order = np.lexsort((prop, ctx))
+        c, p = ctx[order], prop[order]
+        keep = np.ones(c.size, dtype=bool)
+        keep[1:] = (c[1:] != c[:-1]) | (p[1:] != p[:-1])
+        return cls(c[keep], p[keep])
+
+    def lookup(self, ctx: np.ndarray, prop: np.ndarray) -> np.ndarray:
+        """Feature ids of (ctx, prop) pairs (broadcast); -1 where absent."""
+        ctx, prop = np.broadcast_arrays(np.asarray(ctx, dtype=np.uint64), np.asarray(prop, dtype=np.uint64))
+        out = np.full(ctx.shape, -1, dtype=np.int64)
+        flat_c, flat_p, flat_o = ctx.ravel(), prop.ravel(), out.reshape(-1)
+        lo = np.searchsorted(self.ctx, flat_c, "left")
+        hi = np.searchsorted(self.ctx, flat_c, "right")
+        for i in np.flatnonzero(hi > lo):
+            j = lo[i] + np.searchsorted(self.prop[lo[i]:hi[i]], flat_p[i])
+            if j < hi[i] and self.prop[j] == flat_p[i]:
+                flat_o[i] = j
+        return out
+
+    def unit_entries(self, hashes: np.ndarray, table: RelationTable) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Known features of contexts ``hashes`` (all scored against ``table``).
+
+        Returns ``(unit, col, feat)``: context ``hashes[unit]`` has feature ``feat`` on
+        column ``col`` of ``table``.  Features whose property value does not occur in
+        ``table`` are dropped.
+        """
+        hashes = np.asarray(hashes, dtype=np.uint64)
+        lo = np.searchsorted(self.ctx, hashes, "left")
+        hi = np.searchsorted(self.ctx, hashes, "right")
+        counts = hi - lo
+        tot = int(counts.sum())
+        if tot == 0:
+            z = np.zeros(0, dtype=np.int64)
+            return z, z, z
+        seg = np.concatenate([[0], np.cumsum(counts)[:-1]])
+        feat = np.repeat(lo - seg, counts) + np.arange(tot)
+        unit = np.repeat(np.arange(len(hashes)), counts)
+        props = self.prop[feat]
+        col = np.searchsorted(table.col_hash, props)
+        col_c = np.minimum(col, max(table.n_cols - 1, 0))
+        ok = table.col_hash[col_c] == props if table.n_cols else np.zeros(tot, dtype=bool)
+        return unit[ok], col_c[ok].astype(np.int64), feat[ok].astype(np.int64)

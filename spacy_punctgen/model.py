@@ -37,7 +37,7 @@ import numpy as np
 from .attach import AttachForward, AttachScorer
 from .channel import channel_grad, channel_probs, identity_channel, init_psi, is_r2l, parse_direction
 from .dp import Grammar, Lattice, build_lattice, inside_outside, log_prob as dp_log_prob, viterbi
-from .features import FeatureConfig, FeatureExtractor, FeatureIndex, combine_keys
+from .features import FeatureConfig, FeatureExtractor, FeatureIndex
 from .inventory import PunctInventory
 from .preprocess import PunctSentence
 
@@ -45,7 +45,7 @@ FORMAT_NAME = "spacy-punctgen-model"
 FORMAT_VERSION = 1
 MODES = ("full", "attach")
 CFG_FILE, INVENTORY_FILE, PARAMS_FILE = "cfg.json", "inventory.json", "params.npz"
-_PARAM_NAMES = ("theta", "psi", "feature_keys", "backoff_tok_logp", "backoff_len_logp")
+_PARAM_NAMES = ("theta", "psi", "feature_ctx", "feature_prop", "backoff_tok_logp", "backoff_len_logp")
 
 
 @dataclass
@@ -74,16 +74,18 @@ class ObjectiveResult:
     objective: float  # the regularised objective of the batch
     loglik: float  # Σ log p(x|T) over possible sentences
     expected_unmatched: float  # Σ E[c(T')]
-    grad_theta: np.ndarray  # float64 (F+1,)
     grad_psi: Optional[np.ndarray]  # float64 (S,S,4) or None in ATTACH mode
     n_sentences: int
     n_impossible: int
     n_slots: int
+    grad_theta: Optional[np.ndarray]  # float64 (F,); None when asked for a sparse gradient
+    theta_idx: Optional[np.ndarray] = None  # sparse=True: feature ids (may repeat) ...
+    theta_val: Optional[np.ndarray] = None  # ... and values of ∂/∂θ WITHOUT the L2 term
 
 
 class PunctModel:
-    """See the module docstring.  Parameters: ``theta`` (float32, ``F+1``, last entry a
-    dummy fixed at 0) and ``psi`` (float32 ``[S, S, 4]`` channel logits, unused in ATTACH mode)."""
+    """See the module docstring.  Parameters: ``theta`` (float32, one weight per feature of
+    the dictionary) and ``psi`` (float32 ``[S, S, 4]`` channel logits, unused in ATTACH mode)."""
 
     def __init__(
         self,
@@ -107,9 +109,9 @@ class PunctModel:
         self.grammar = Grammar(len(inventory.symbols),
                                [[inventory.symbol_id(t) for t in p] for p in inventory.punctemes])
         self.extractor = FeatureExtractor(inventory, self.feature_config)
-        self._set_index(FeatureIndex(np.zeros(0, dtype=np.uint64)))
+        self._set_index(FeatureIndex.empty())
         S = self.n_symbols
-        self.theta = np.zeros(1, dtype=np.float32)
+        self.theta = np.zeros(0, dtype=np.float32)
         self.psi = np.zeros((S, S, 4), dtype=np.float32)
         self.backoff_tok_logp = np.full(S, -np.log(S))
         self.backoff_len_logp = np.log(np.full(2, 0.5))
@@ -158,9 +160,9 @@ class PunctModel:
         self._set_index(self._collect_features(train))
         rng = np.random.default_rng(seed)
         F = self.n_features
-        self.theta = np.zeros(F + 1, dtype=np.float32)
+        self.theta = np.zeros(F, dtype=np.float32)
         if theta_scale:
-            self.theta[:F] = (rng.standard_normal(F) * theta_scale).astype(np.float32)
+            self.theta[:] = (rng.standard_normal(F) * theta_scale).astype(np.float32)
         self.psi = init_psi(self.n_symbols, rng, psi_scale) if psi_scale else \
             np.zeros((self.n_symbols, self.n_symbols, 4), dtype=np.float32)
         self._fit_backoff([p.slot_syms for p in train])
@@ -195,17 +197,21 @@ class PunctModel:
         if pending:
             chunks.append(np.unique(np.concatenate(pending)))
         if not chunks:
-            return FeatureIndex(np.zeros(0, dtype=np.uint64))
+            return FeatureIndex.empty()
         codes = np.unique(np.concatenate(chunks))
         uids, rows = codes // pmax, codes % pmax
-        rels = np.array([ex.unit_relation(int(u)) for u in uids], dtype=np.int64)
+        rels = ex.unit_relations(uids)
         hashes = ex.unit_hashes(uids)
-        keys = []
+        ctx, prop = [], []
         for rid in np.unique(rels):
             sel = rels == rid
-            ph = ex.rel_tables[rid].prop_hash[rows[sel]]  # (m, K)
-            keys.append(combine_keys(hashes[sel][:, None], ph).ravel())
-        return FeatureIndex.from_keys(keys)
+            ph = ex.rel_tables[int(rid)].prop_hash[rows[sel]]  # (m, K)
+            # dedupe per relation first: many rows share a property value
+            c = np.repeat(hashes[sel], ph.shape[1])
+            f = FeatureIndex.from_pairs(c, ph.ravel())
+            ctx.append(f.ctx)
+            prop.append(f.prop)
+        return FeatureIndex.from_pairs(np.concatenate(ctx), np.concatenate(prop))
 
     def _fit_backoff(self, slot_syms: Sequence[Sequence[Sequence[int]]]) -> None:
         S = self.n_symbols
@@ -303,8 +309,12 @@ class PunctModel:
         return res
 
     def objective_and_gradient(self, batch: Sequence[Prepared], l2: float = 0.0,
-                               xi: Optional[float] = None) -> ObjectiveResult:
-        """The regularised objective of a batch and its exact gradient wrt θ and ψ (float64)."""
+                               xi: Optional[float] = None, sparse: bool = False) -> ObjectiveResult:
+        """The regularised objective of a batch and its exact gradient wrt θ and ψ (float64).
+
+        ``sparse=True`` (for the trainer; θ is large): ``grad_theta`` is None and
+        ``theta_idx``/``theta_val`` hold the data part of ∂/∂θ; the caller adds ``−2·l2·θ``.
+        """
         xi = self.xi if xi is None else float(xi)
         fwd, pos, node_start = self._forward(batch)
         p = np.exp(fwd.logp)
@@ -342,16 +352,23 @@ class PunctModel:
                     counts = counts - 2.0 * xi * ec * res.dcounts
             if full:
                 gpsi += channel_grad(phi, counts)
-        gtheta = self.scorer.backward(fwd, G)
+        t_idx = t_val = gtheta = None
+        if sparse:
+            t_idx, t_val = self.scorer.backward_sparse(fwd, G)
+        else:
+            gtheta = self.scorer.backward(fwd, G)
         if l2:
-            th = self.theta[:-1].astype(np.float64)
-            obj -= l2 * float(th @ th)
-            gtheta[:-1] -= 2.0 * l2 * th
+            if gtheta is not None:
+                th = self.theta.astype(np.float64)
+                obj -= l2 * float(th @ th)
+                gtheta -= 2.0 * l2 * th
+            else:  # trainer path: the value is only reported, float32 accumulation is fine
+                obj -= l2 * float(np.dot(self.theta, self.theta))
             if full:
                 ps64 = self.psi.astype(np.float64)
                 obj -= l2 * float((ps64 * ps64).sum())
                 gpsi -= 2.0 * l2 * ps64
-        return ObjectiveResult(obj, loglik, e_unm, gtheta, gpsi, len(batch), n_imp, n_slots)
+        return ObjectiveResult(obj, loglik, e_unm, gpsi, len(batch), n_imp, n_slots, gtheta, t_idx, t_val)
 
     def best_underlying(self, sentence: Union[PunctSentence, Prepared]
                         ) -> Optional[List[Tuple[Tuple[str, ...], Tuple[str, ...]]]]:
@@ -396,7 +413,8 @@ class PunctModel:
         return {
             "theta": np.ascontiguousarray(self.theta, dtype=np.float32),
             "psi": np.ascontiguousarray(self.psi, dtype=np.float32),
-            "feature_keys": np.ascontiguousarray(self.index.keys, dtype=np.uint64),
+            "feature_ctx": np.ascontiguousarray(self.index.ctx, dtype=np.uint64),
+            "feature_prop": np.ascontiguousarray(self.index.prop, dtype=np.uint64),
             "backoff_tok_logp": np.ascontiguousarray(self.backoff_tok_logp, dtype=np.float64),
             "backoff_len_logp": np.ascontiguousarray(self.backoff_len_logp, dtype=np.float64),
         }
@@ -423,12 +441,12 @@ class PunctModel:
         if missing:
             raise ValueError(f"{where['params']}: missing arrays {missing}")
         S = model.n_symbols
-        keys = params["feature_keys"]
         F = int(cfg.get("n_features", -1))
         checks = [
-            (params["theta"].dtype == np.float32 and params["theta"].shape == (F + 1,), "theta"),
+            (params["theta"].dtype == np.float32 and params["theta"].shape == (F,), "theta"),
             (params["psi"].dtype == np.float32 and params["psi"].shape == (S, S, 4), "psi"),
-            (keys.dtype == np.uint64 and keys.shape == (F,), "feature_keys"),
+            (params["feature_ctx"].dtype == np.uint64 and params["feature_ctx"].shape == (F,), "feature_ctx"),
+            (params["feature_prop"].dtype == np.uint64 and params["feature_prop"].shape == (F,), "feature_prop"),
             (params["backoff_tok_logp"].shape == (S,), "backoff_tok_logp"),
             (params["backoff_len_logp"].ndim == 1 and params["backoff_len_logp"].size >= 2, "backoff_len_logp"),
         ]
@@ -437,7 +455,7 @@ class PunctModel:
                 raise ValueError(f"{where['params']}: array {name!r} has the wrong shape or dtype "
                                  f"for this model (n_features={F}, n_symbols={S})")
         try:
-            model._set_index(FeatureIndex(keys))
+            model._set_index(FeatureIndex(params["feature_ctx"], params["feature_prop"]))
         except ValueError as err:
             raise ValueError(f"{where['params']}: {err}") from None
         model.theta = params["theta"].copy()

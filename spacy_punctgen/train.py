@@ -134,10 +134,11 @@ def train_one(model: PunctModel, train: Sequence[Prepared], dev: Sequence[Prepar
         for a in range(0, per_epoch, cfg.batch_size):
             batch = [train[i] for i in idx[a:a + cfg.batch_size]]
             l2 = cfg.l2 * len(batch) / N
-            res = model.objective_and_gradient(batch, l2=l2, xi=cfg.xi)
-            g = (-res.grad_theta).astype(np.float32)
+            res = model.objective_and_gradient(batch, l2=l2, xi=cfg.xi, sparse=True)
+            # minimise −objective: gradient 2ς'θ − Σ data part
+            g = model.theta * np.float32(2.0 * l2)
+            np.add.at(g, res.theta_idx, (-res.theta_val).astype(np.float32))
             model.theta, _ = opt((1, "theta"), model.theta, g)
-            model.theta[-1] = 0.0
             if full:
                 model.psi, _ = opt((2, "psi"), model.psi, (-res.grad_psi).astype(np.float32))
             tot_obj += res.objective

@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 
 from spacy_punctgen.attach import AttachScorer, log_softmax_rows, segment_log_softmax
-from spacy_punctgen.features import FeatureConfig, FeatureExtractor, FeatureIndex, combine_keys
+from spacy_punctgen.features import FeatureConfig, FeatureExtractor, FeatureIndex
 from test_features import toy_inventory, toy_sentences
 
 
@@ -32,15 +32,19 @@ def _setup(theta_scale=0.7, seed=0):
     ex = FeatureExtractor(inv, FeatureConfig())
     sents = toy_sentences()
     data = [ex.sentence_units(s) for s in sents]
-    # a dictionary holding about half of all possible (unit, property) keys
+    # a dictionary holding about half of all possible (unit, property) pairs, plus junk
     rng = np.random.default_rng(seed)
-    keys = []
+    ctx, prop = [], []
     for uid in range(ex.n_units):
-        k = ex.unit_keys(np.array([uid])).ravel()
-        keys.append(k[rng.random(k.size) < 0.5])
-    index = FeatureIndex.from_keys(keys)
-    theta = np.zeros(index.size + 1)
-    theta[:-1] = rng.normal(size=index.size) * theta_scale
+        h = ex.unit_hashes(np.array([uid]))[0]
+        ph = ex.rel_tables[ex.unit_relation(uid)].col_hash
+        keep = ph[rng.random(ph.size) < 0.5]
+        ctx.extend([h] * len(keep))
+        prop.extend(keep.tolist())
+    ctx.extend([1, 2, 3])
+    prop.extend([7, 8, 9])
+    index = FeatureIndex.from_pairs(np.array(ctx, dtype=np.uint64), np.array(prop, dtype=np.uint64))
+    theta = rng.normal(size=index.size) * theta_scale
     return inv, ex, index, AttachScorer(ex, index), data, theta
 
 
@@ -63,9 +67,10 @@ def _naive_scores(ex, index, theta, rel, ptr, units, w):
         h = ex.unit_hashes(np.array([u]))[0]
         for j in range(table.size):
             for ph in table.prop_hash[j]:
-                f = int(index.lookup(combine_keys(np.uint64(h), np.uint64(ph)).reshape(1))[0])
-                scores[j] += theta[f]
-                feats[j].append(f)
+                f = int(index.lookup(np.uint64(h), np.uint64(ph)))
+                if f >= 0:
+                    scores[j] += theta[f]
+                    feats[j].append(f)
     return scores, feats
 
 
@@ -89,14 +94,13 @@ def test_backward_scatters_G_into_theta():
     fwd = scorer.forward(theta, rel, ptr, units)
     G = np.random.default_rng(5).normal(size=fwd.logp.size)
     got = scorer.backward(fwd, G)
-    want = np.zeros(index.size + 1)
+    want = np.zeros(index.size)
     for w in range(len(rel)):
         _, feats = _naive_scores(ex, index, theta, rel, ptr, units, w)
         a = fwd.node_off[w]
         for j, fs in enumerate(feats):
             for f in fs:
                 want[f] += G[a + j]
-    want[-1] = 0.0  # the dummy never learns
     np.testing.assert_allclose(got, want, rtol=1e-10, atol=1e-10)
 
 
@@ -122,24 +126,36 @@ def test_loglik_gradient_is_mu_minus_p():
         assert abs(fd - grad[j]) < 1e-6 * max(1, abs(fd))
 
 
-def test_unknown_features_use_the_dummy():
+def test_without_known_features_the_distribution_is_uniform():
     inv = toy_inventory()
     ex = FeatureExtractor(inv)
-    scorer = AttachScorer(ex, FeatureIndex(np.zeros(0, dtype=np.uint64)))
+    scorer = AttachScorer(ex, FeatureIndex.empty())
     rel, ptr, units = ex.sentence_units(toy_sentences()[0])
-    fwd = scorer.forward(np.zeros(1), rel, ptr, units)
+    fwd = scorer.forward(np.zeros(0), rel, ptr, units)
     for w in range(len(rel)):
         a, b = fwd.node_off[w], fwd.node_off[w + 1]
         np.testing.assert_allclose(np.exp(fwd.logp[a:b]), 1.0 / (b - a))  # uniform over W_d
     g = scorer.backward(fwd, np.ones_like(fwd.logp))
-    assert g.shape == (1,) and g[0] == 0.0
+    assert g.shape == (0,)
 
 
 def test_scorer_cache_grows_with_new_units():
     inv, ex, index, scorer, data, theta = _setup()
     rel, ptr, units = _batch(data[:2])
-    scorer.forward(theta, rel, ptr, units)
-    extra = ex.sentence_units(toy_sentences()[3])  # already interned; add a new unseen context too
-    new = ex.unit_id(int(extra[0][0]), "root|word=NEVER-SEEN")
-    idx = scorer.unit_indices(np.array([new]))
-    assert np.all(idx == index.size)  # unknown -> dummy
+    before = scorer.forward(theta, rel, ptr, units).logp.copy()
+    rid = int(ex.sentence_units(toy_sentences()[3])[0][0])
+    new = ex.unit_id(rid, "root|word=NEVER-SEEN")  # interned after the first forward
+    T, eu, ec, ef = scorer.unit_weights(theta, np.array([new]), ex.rel_tables[rid])
+    assert eu.size == 0 and not T.any()  # no known features
+    np.testing.assert_array_equal(scorer.forward(theta, rel, ptr, units).logp, before)
+
+
+def test_sparse_backward_matches_dense():
+    inv, ex, index, scorer, data, theta = _setup(seed=4)
+    rel, ptr, units = _batch(data)
+    fwd = scorer.forward(theta, rel, ptr, units)
+    G = np.random.default_rng(1).normal(size=fwd.logp.size)
+    idx, val = scorer.backward_sparse(fwd, G)
+    dense = np.zeros(index.size)
+    np.add.at(dense, idx, val)
+    np.testing.assert_allclose(dense, scorer.backward(fwd, G), rtol=1e-12, atol=1e-12)

@@ -11,8 +11,8 @@ import numpy as np
 import pytest
 
 from spacy_punctgen.features import (ALL_TEMPLATES, FeatureConfig, FeatureExtractor, FeatureIndex,
-                                     combine_keys, is_mirror, is_unmatched, node_contexts,
-                                     pair_property_strings, stable_hash)
+                                     is_mirror, is_unmatched, node_contexts, pair_property_strings,
+                                     stable_hash)
 from spacy_punctgen.inventory import PunctInventory
 from spacy_punctgen.preprocess import PunctSentence
 
@@ -78,25 +78,14 @@ def test_mirror():
 
 # ----------------------------------------------------------------- hashing
 def test_stable_hash_is_process_independent():
-    code = ("from spacy_punctgen.features import stable_hash, combine_keys; import numpy as np;"
-            "print(stable_hash('conj|child=cc'), int(combine_keys(np.uint64(stable_hash('a')), "
-            "np.uint64(stable_hash('P=,|,')))))")
+    code = "from spacy_punctgen.features import stable_hash; print(stable_hash('conj|child=cc'))"
     outs = set()
     for seed in ("1", "2"):
         env = dict(os.environ, PYTHONHASHSEED=seed)
         outs.add(subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
                                 check=True).stdout.strip())
-    assert len(outs) == 1
-    here = f"{stable_hash('conj|child=cc')} {int(combine_keys(np.uint64(stable_hash('a')), np.uint64(stable_hash('P=,|,'))))}"
-    assert outs == {here}
-
-
-def test_combine_keys_broadcasts_and_differs():
-    c = np.array([1, 2, 3], dtype=np.uint64)
-    p = np.array([10, 20], dtype=np.uint64)
-    k = combine_keys(c[:, None], p[None, :])
-    assert k.shape == (3, 2) and k.dtype == np.uint64
-    assert len(np.unique(k)) == 6
+    assert outs == {str(stable_hash("conj|child=cc"))}
+    assert stable_hash("a") != stable_hash("b") and 0 <= stable_hash("a") < 2 ** 64
 
 
 # ----------------------------------------------------------------- templates
@@ -156,6 +145,9 @@ def test_extractor_units_and_relation_tables():
     t = ex.rel_tables[int(rel_ids[1])]
     assert tuple(t.pairs[0]) == (0, 0)  # (ε, ε) always allowed, and first
     assert t.prop_hash.shape == (t.size, 4)
+    # columns: the distinct property values; each pair points at its K columns
+    assert np.all(t.col_hash[t.pair_cols] == t.prop_hash)
+    assert len(np.unique(t.col_hash)) == t.n_cols
     # the same context string under two relations: two units, one hash
     u1 = ex.unit_id(0, "*")
     u2 = ex.unit_id(1, "*")
@@ -175,11 +167,20 @@ def test_unseen_relation_backs_off_to_all_pairs():
     assert ex.rel_tables[rid].size == len(inv.pairs_for("vocative"))
 
 
-def test_feature_index_lookup():
-    idx = FeatureIndex.from_keys([np.array([5, 3, 9], dtype=np.uint64), np.array([3, 11], dtype=np.uint64)])
-    assert idx.size == 4 and list(idx.keys) == [3, 5, 9, 11]
-    got = idx.lookup(np.array([[9, 4], [3, 12]], dtype=np.uint64))
-    assert got.tolist() == [[2, 4], [0, 4]]  # unknown -> F = 4
+def test_feature_index_lookup_and_unit_entries():
+    ctx = np.array([5, 3, 9, 3, 5], dtype=np.uint64)
+    prop = np.array([1, 2, 1, 2, 0], dtype=np.uint64)
+    idx = FeatureIndex.from_pairs(ctx, prop)  # repeats removed, sorted by (ctx, prop)
+    assert idx.size == 4
+    assert list(zip(idx.ctx.tolist(), idx.prop.tolist())) == [(3, 2), (5, 0), (5, 1), (9, 1)]
+    got = idx.lookup(np.array([[5], [9], [3]], dtype=np.uint64), np.array([[1, 2]], dtype=np.uint64))
+    assert got.tolist() == [[2, -1], [3, -1], [-1, 0]]
     with pytest.raises(ValueError):
-        FeatureIndex(np.array([3, 3], dtype=np.uint64))
-    assert FeatureIndex(np.zeros(0, dtype=np.uint64)).lookup(np.array([1], dtype=np.uint64)).tolist() == [0]
+        FeatureIndex(np.array([3, 3], dtype=np.uint64), np.array([1, 1], dtype=np.uint64))
+    assert FeatureIndex.empty().size == 0
+
+    class Table:  # property values 0, 1 exist as columns 0, 1; value 2 does not
+        col_hash = np.array([0, 1], dtype=np.uint64)
+        n_cols = 2
+    unit, col, feat = idx.unit_entries(np.array([5, 3, 7], dtype=np.uint64), Table)
+    assert sorted(zip(unit.tolist(), col.tolist(), feat.tolist())) == [(0, 0, 1), (0, 1, 2)]

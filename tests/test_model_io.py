@@ -22,7 +22,8 @@ def _same(a: PunctModel, b: PunctModel):
     assert a.theta.dtype == b.theta.dtype == np.float32
     assert a.theta.tobytes() == b.theta.tobytes()
     assert a.psi.tobytes() == b.psi.tobytes()
-    assert a.index.keys.tobytes() == b.index.keys.tobytes()
+    assert a.index.ctx.tobytes() == b.index.ctx.tobytes()
+    assert a.index.prop.tobytes() == b.index.prop.tobytes()
     assert a.backoff_tok_logp.tobytes() == b.backoff_tok_logp.tobytes()
     assert a.backoff_len_logp.tobytes() == b.backoff_len_logp.tobytes()
     assert a.inventory == b.inventory

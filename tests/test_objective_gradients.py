@@ -81,7 +81,7 @@ def test_xi_zero_is_plain_likelihood():
     assert abs(res.loglik - lp.sum()) < 1e-9
     l2 = 0.3
     res2 = model.objective_and_gradient(preps, l2=l2, xi=0.0)
-    norm = float(model.theta[:-1] @ model.theta[:-1] + (model.psi ** 2).sum())
+    norm = float(model.theta @ model.theta + (model.psi ** 2).sum())
     assert abs(res2.objective - (lp.sum() - l2 * norm)) < 1e-9
 
 
@@ -101,3 +101,16 @@ def test_expected_unmatched_matches_bruteforce_tilt():
         sq += ec * ec
     assert abs(res.expected_unmatched - total) < 1e-9
     assert abs(res.objective - (res.loglik - xi * sq)) < 1e-9
+
+
+def test_sparse_gradient_matches_dense():
+    model, preps = _model("full", "l2r", seed=5)
+    l2 = 0.2
+    dense = model.objective_and_gradient(preps, l2=l2, xi=0.3)
+    sp = model.objective_and_gradient(preps, l2=l2, xi=0.3, sparse=True)
+    assert sp.grad_theta is None
+    g = np.zeros_like(dense.grad_theta)
+    np.add.at(g, sp.theta_idx, sp.theta_val)
+    np.testing.assert_allclose(g - 2 * l2 * model.theta, dense.grad_theta, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(sp.grad_psi, dense.grad_psi, rtol=1e-12, atol=1e-12)
+    assert abs(sp.objective - dense.objective) < 1e-6 * abs(dense.objective)
