@@ -3,7 +3,6 @@
 The toy sentences defined here are reused by the other model tests
 (``from test_features import toy_sentences, toy_inventory``).
 """
-import os
 import subprocess
 import sys
 
@@ -77,13 +76,14 @@ def test_mirror():
 
 
 # ----------------------------------------------------------------- hashing
-def test_stable_hash_is_process_independent():
+def test_stable_hash_is_process_independent(tmp_path):
+    from conftest import package_env
+
     code = "from spacy_punctgen.features import stable_hash; print(stable_hash('conj|child=cc'))"
     outs = set()
     for seed in ("1", "2"):
-        env = dict(os.environ, PYTHONHASHSEED=seed)
-        outs.add(subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
-                                check=True).stdout.strip())
+        outs.add(subprocess.run([sys.executable, "-c", code], env=package_env(PYTHONHASHSEED=seed),
+                                cwd=tmp_path, capture_output=True, text=True, check=True).stdout.strip())
     assert outs == {str(stable_hash("conj|child=cc"))}
     assert stable_hash("a") != stable_hash("b") and 0 <= stable_hash("a") < 2 ** 64
 
