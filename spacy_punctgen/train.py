@@ -184,8 +184,11 @@ def _new_model(inventory: PunctInventory, cfg: TrainConfig, direction: str) -> P
     return PunctModel(inventory, cfg.feature_config(), mode=cfg.mode, direction=direction, xi=cfg.xi)
 
 
-def _child(args):  # pragma: no cover - runs in a forked worker
-    model, train, dev, cfg, tag = args
+_FORK_JOBS: list = []  # set before forking; workers read their job from here (no pickling)
+
+
+def _child(i: int):  # pragma: no cover - runs in a forked worker
+    model, train, dev, cfg, tag = _FORK_JOBS[i]
     model, hist = train_one(model, train, dev, cfg, tag)
     return model.to_bytes(), hist
 
@@ -220,8 +223,12 @@ def train_model(train_sents: Sequence[PunctSentence], dev_sents: Sequence[PunctS
         import multiprocessing as mp
 
         ctx = mp.get_context("fork")
-        with ctx.Pool(min(cfg.jobs, len(jobs))) as pool:
-            outs = pool.map(_child, [(m, train, dev, _quiet(cfg), d) for m, train, dev, cfg, d in jobs])
+        _FORK_JOBS[:] = [(m, tr, dv, _quiet(c), d) for m, tr, dv, c, d in jobs]
+        try:
+            with ctx.Pool(min(cfg.jobs, len(jobs))) as pool:
+                outs = pool.map(_child, range(len(jobs)))
+        finally:
+            _FORK_JOBS.clear()
         for (m, *_), (blob, hist) in zip(jobs, outs):
             trained = PunctModel.from_bytes(blob)
             models.append((trained, hist))

@@ -91,3 +91,14 @@ def test_bad_inputs_give_clean_errors(tmp_path, capsys):
     assert rc == 1
     rc = main(["train", str(tmp_path), str(DEV), "--output", str(tmp_path / "y"), "--json"])  # folder w/o train
     assert rc == 1
+
+
+def test_parallel_directions_match_sequential(tmp_path, capsys):
+    args = ["--epochs", "1", "--sentences-per-epoch", "10", "--direction", "auto", "--seed", "5", "--quiet", "--json"]
+    for name, jobs in (("seq", "1"), ("par", "2")):
+        rc, _ = _run(capsys, ["train", str(TRAIN), str(DEV), "--output", str(tmp_path / name), "--jobs", jobs] + args)
+        assert rc == 0
+    a, b = PunctModel.from_disk(tmp_path / "seq"), PunctModel.from_disk(tmp_path / "par")
+    assert a.direction == b.direction
+    assert a.theta.tobytes() == b.theta.tobytes() and a.psi.tobytes() == b.psi.tobytes()
+    assert a.meta["directions_tried"] == b.meta["directions_tried"]
