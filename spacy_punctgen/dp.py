@@ -13,6 +13,7 @@ from typing import List, Optional, Sequence, Tuple
 import numpy as np
 
 from . import _dp
+from .trees import forest
 
 KEEP, ABSORB_LEFT, ABSORB_RIGHT, TRANSPOSE = 0, 1, 2, 3
 EDIT_NAMES = ("keep", "absorb_left", "absorb_right", "transpose")
@@ -76,57 +77,21 @@ class Lattice:
 
 
 def tree_structure(heads: Sequence[int]) -> Tuple[List[List[int]], List[int], List[int], List[int], List[int]]:
-    """Children, roots, post-order and subtree spans of a projective forest.
+    """Children, roots, post-order and subtree spans of a *projective* forest.
 
     Raises ValueError naming the word at fault for a cycle, a bad head, or a
     non-projective arc (callers projectivise first).
     """
-    n = len(heads)
-    children: List[List[int]] = [[] for _ in range(n)]
-    roots: List[int] = []
-    for i, h in enumerate(heads):
-        h = int(h)
-        if h == -1:
-            roots.append(i)
-        elif 0 <= h < n and h != i:
-            children[h].append(i)
-        else:
-            raise ValueError(f"word {i} has invalid head {h} (n={n})")
-    if not roots:
-        raise ValueError("the tree has no root (every word has a head): it contains a cycle")
-    order: List[int] = []
-    first = list(range(n))
-    last = list(range(n))
-    size = [1] * n
-    seen = 0
-    for root in roots:
-        stack = [(root, 0)]
-        while stack:
-            w, state = stack.pop()
-            if state == 0:
-                stack.append((w, 1))
-                for c in children[w]:
-                    stack.append((c, 0))
-            else:
-                order.append(w)
-                seen += 1
-                for c in children[w]:
-                    first[w] = min(first[w], first[c])
-                    last[w] = max(last[w], last[c])
-                    size[w] += size[c]
-    if seen != n:
-        raise ValueError("the tree contains a cycle (some words are not reachable from a root)")
-    for w in range(n):
-        if last[w] - first[w] + 1 != size[w]:
+    f = forest(heads)
+    for w in range(len(heads)):
+        if f.last[w] - f.first[w] + 1 != f.size[w]:
             raise ValueError(f"the tree is not projective: the subtree of word {w} is discontinuous; projectivise it first")
-    # top-level constituents must tile the sentence in order
-    roots.sort()
     pos = 0
-    for r in roots:
-        if first[r] != pos:
+    for r in f.roots:  # top-level constituents must tile the sentence in order
+        if f.first[r] != pos:
             raise ValueError(f"the tree is not projective: root {r} does not start where the previous root ends")
-        pos = last[r] + 1
-    return children, roots, order, first, last
+        pos = f.last[r] + 1
+    return f.children, f.roots, f.order, f.first, f.last
 
 
 def build_lattice(grammar: Grammar, heads: Sequence[int], slot_syms: Sequence[Sequence[int]],

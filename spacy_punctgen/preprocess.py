@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Dict, Iterable, List, Optional, Set, Tuple, Union
 
 from .conllu_io import UDSentence, iter_conllu
+from .trees import forest
 
 ABBR = "ABBR."
 OMIT_NONLEAF = "nonleaf"
@@ -248,24 +249,5 @@ def subtree_spans(heads: List[int]) -> List[Tuple[int, int]]:
 
     For a projective tree the subtree is exactly that contiguous span.
     """
-    n = len(heads)
-    lo = list(range(n))
-    hi = list(range(n))
-    children: List[List[int]] = [[] for _ in range(n)]
-    roots = []
-    for d, h in enumerate(heads):
-        (children[h] if h >= 0 else roots).append(d)
-    order = []  # pre-order; reversed it visits children before parents
-    stack = list(roots)
-    while stack:
-        node = stack.pop()
-        order.append(node)
-        stack.extend(children[node])
-    if len(order) != n:
-        raise ValueError("heads do not form a forest (cycle or bad index)")
-    for node in reversed(order):
-        h = heads[node]
-        if h >= 0:
-            lo[h] = min(lo[h], lo[node])
-            hi[h] = max(hi[h], hi[node])
-    return list(zip(lo, hi))
+    f = forest(heads)
+    return list(zip(f.first, f.last))
