@@ -154,9 +154,10 @@ class PunctModel:
         return [self.prepare(s) for s in sentences]
 
     def initialize(self, train: Sequence[Prepared], seed: int = 0, theta_scale: float = 0.0,
-                   psi_scale: float = 1.0) -> None:
+                   psi_scale: float = 1.0, psi_keep_bias: float = 0.0) -> None:
         """Build the feature dictionary and the back-off model from training data, and draw
-        the initial parameters (θ ~ N(0, theta_scale²), ψ ~ N(0, psi_scale²); paper: both 1)."""
+        the initial parameters (θ ~ N(0, theta_scale²), ψ ~ N(0, psi_scale²); paper: both 1).
+        ``psi_keep_bias`` is added to every ``keep`` logit, starting the channel near the identity."""
         self._set_index(self._collect_features(train))
         rng = np.random.default_rng(seed)
         F = self.n_features
@@ -165,6 +166,8 @@ class PunctModel:
             self.theta[:] = (rng.standard_normal(F) * theta_scale).astype(np.float32)
         self.psi = init_psi(self.n_symbols, rng, psi_scale) if psi_scale else \
             np.zeros((self.n_symbols, self.n_symbols, 4), dtype=np.float32)
+        if psi_keep_bias:
+            self.psi[..., 0] += np.float32(psi_keep_bias)
         self._fit_backoff([p.slot_syms for p in train])
 
     def _collect_features(self, train: Sequence[Prepared]) -> FeatureIndex:

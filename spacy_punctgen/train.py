@@ -47,6 +47,7 @@ class TrainConfig:
     seed: int = 0
     theta_init: float = 0.0  # std of θ's initial N(0, ·) (paper: 1)
     psi_init: float = 1.0  # std of ψ's initial N(0, ·) (paper: 1)
+    psi_keep_bias: float = 0.0  # added to the initial keep logits (start near the identity channel)
     grad_clip: float = 0.0  # thinc's gradient-norm clipping; 0 = off
     min_count: int = 5
     pairs_mode: str = "halves"
@@ -210,7 +211,8 @@ def train_model(train_sents: Sequence[PunctSentence], dev_sents: Sequence[PunctS
     base = _new_model(inventory, cfg, directions[0])
     train = base.prepare_all(train_sents)
     dev = base.prepare_all(dev_sents)
-    base.initialize(train, seed=cfg.seed, theta_scale=cfg.theta_init, psi_scale=cfg.psi_init)
+    base.initialize(train, seed=cfg.seed, theta_scale=cfg.theta_init, psi_scale=cfg.psi_init,
+                    psi_keep_bias=cfg.psi_keep_bias)
     t_prep = time.perf_counter() - t0
     _log(f"prepared {len(train)} train / {len(dev)} dev sentences, {base.n_features} features, "
          f"{len(inventory.punctemes)} punctemes, {len(inventory.symbols)} symbols in {t_prep:.1f}s", cfg.progress)
@@ -317,6 +319,8 @@ def _arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--seed", type=int, default=d.seed)
     p.add_argument("--theta-init", type=float, default=d.theta_init, help="std of initial θ (paper: 1)")
     p.add_argument("--psi-init", type=float, default=d.psi_init, help="std of initial ψ (paper: 1)")
+    p.add_argument("--psi-keep-bias", type=float, default=d.psi_keep_bias,
+                   help="added to the initial 'keep' logits (0 = paper's plain N(0,1) start)")
     p.add_argument("--grad-clip", type=float, default=d.grad_clip)
     p.add_argument("--min-count", type=int, default=d.min_count, help="rare-word threshold")
     p.add_argument("--pairs-mode", choices=["full", "halves"], default=d.pairs_mode)
@@ -332,7 +336,7 @@ def train_cli(args) -> dict:
     cfg = TrainConfig(mode=args.mode, direction=args.direction, epochs=args.epochs, lr=args.lr,
                       batch_size=args.batch_size, sentences_per_epoch=args.sentences_per_epoch,
                       xi=args.xi, l2=args.l2, seed=args.seed, theta_init=args.theta_init,
-                      psi_init=args.psi_init, grad_clip=args.grad_clip, min_count=args.min_count,
+                      psi_init=args.psi_init, psi_keep_bias=args.psi_keep_bias, grad_clip=args.grad_clip, min_count=args.min_count,
                       pairs_mode=args.pairs_mode, templates=templates, jobs=args.jobs,
                       progress=not args.quiet)
     if cfg.epochs < 0 or cfg.batch_size < 1:
