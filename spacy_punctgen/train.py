@@ -49,6 +49,7 @@ class TrainConfig:
     psi_init: float = 1.0  # std of ψ's initial N(0, ·) (paper: 1)
     psi_keep_bias: float = 0.0  # added to the initial keep logits (start near the identity channel)
     grad_clip: float = 0.0  # thinc's gradient-norm clipping; 0 = off
+    average: bool = False  # evaluate / keep thinc's moving averages of the parameters
     min_count: int = 5
     pairs_mode: str = "halves"
     templates: Optional[List[str]] = None
@@ -106,7 +107,7 @@ def train_one(model: PunctModel, train: Sequence[Prepared], dev: Sequence[Prepar
     from thinc.api import Adam
 
     rng = np.random.default_rng(cfg.seed + 1)
-    opt = Adam(cfg.lr, L2=0.0, grad_clip=cfg.grad_clip, use_averages=False)
+    opt = Adam(cfg.lr, L2=0.0, grad_clip=cfg.grad_clip, use_averages=cfg.average)
     N = len(train)
     per_epoch = N if cfg.sentences_per_epoch <= 0 else min(cfg.sentences_per_epoch, N)
     order = rng.permutation(N)
@@ -160,12 +161,18 @@ def train_one(model: PunctModel, train: Sequence[Prepared], dev: Sequence[Prepar
             "seconds": round(t_epoch, 3),
         }
         if dev:
+            live = (model.theta, model.psi)
+            if cfg.average:  # score (and keep) the moving averages
+                model.theta = opt.averages[(1, "theta")].copy()
+                if full:
+                    model.psi = opt.averages[(2, "psi")].copy()
             dres = model.perplexity(dev)
             rec["dev_perplexity_per_slot"] = dres["perplexity_per_slot"]
             rec["dev_impossible"] = dres["n_impossible"]
             if dres["perplexity_per_slot"] < best["perplexity"]:
                 best.update(perplexity=dres["perplexity_per_slot"], epoch=epoch,
                             theta=model.theta.copy(), psi=model.psi.copy())
+            model.theta, model.psi = live
         history.append(rec)
         _log(f"[{tag}] epoch {epoch}: train ppl {rec['train_perplexity_per_slot']:.4f}"
              + (f", dev ppl {rec['dev_perplexity_per_slot']:.4f}" if dev else "")
@@ -322,6 +329,7 @@ def _arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--psi-keep-bias", type=float, default=d.psi_keep_bias,
                    help="added to the initial 'keep' logits (0 = paper's plain N(0,1) start)")
     p.add_argument("--grad-clip", type=float, default=d.grad_clip)
+    p.add_argument("--average", action="store_true", help="score and keep moving averages of the parameters")
     p.add_argument("--min-count", type=int, default=d.min_count, help="rare-word threshold")
     p.add_argument("--pairs-mode", choices=["full", "halves"], default=d.pairs_mode)
     p.add_argument("--templates", default=None,
@@ -336,7 +344,8 @@ def train_cli(args) -> dict:
     cfg = TrainConfig(mode=args.mode, direction=args.direction, epochs=args.epochs, lr=args.lr,
                       batch_size=args.batch_size, sentences_per_epoch=args.sentences_per_epoch,
                       xi=args.xi, l2=args.l2, seed=args.seed, theta_init=args.theta_init,
-                      psi_init=args.psi_init, psi_keep_bias=args.psi_keep_bias, grad_clip=args.grad_clip, min_count=args.min_count,
+                      psi_init=args.psi_init, psi_keep_bias=args.psi_keep_bias, grad_clip=args.grad_clip,
+                      average=args.average, min_count=args.min_count,
                       pairs_mode=args.pairs_mode, templates=templates, jobs=args.jobs,
                       progress=not args.quiet)
     if cfg.epochs < 0 or cfg.batch_size < 1:

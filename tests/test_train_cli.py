@@ -60,7 +60,7 @@ def test_evaluate_reports_perplexity(trained, capsys):
 def test_attach_mode_and_folder_input(tmp_path, capsys):
     out = tmp_path / "attach"
     rc, res = _run(capsys, ["train", str(SAMPLE), str(SAMPLE), "--output", str(out), "--mode", "attach",
-                            "--epochs", "1", "--sentences-per-epoch", "20", "--quiet", "--json"])
+                            "--epochs", "1", "--sentences-per-epoch", "20", "--average", "--quiet", "--json"])
     assert rc == 0 and res["mode"] == "attach"
     rc, ev = _run(capsys, ["evaluate", str(out), str(SAMPLE), "--json"])
     assert rc == 0 and ev["file"].endswith("en_sample-ud-test.conllu")
