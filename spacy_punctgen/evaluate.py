@@ -1,11 +1,11 @@
 """Conditional per-slot perplexity of a trained model on gold trees (MODEL.md §5).
 
 ``perplexity_per_slot = exp(−Σ log p(x|T) / Σ (n+1))`` over the kept sentences
-of the split.  Sentences the model cannot generate (``p(x|T) = 0``: a
-punctuation token never seen in training, or a slot string no pairs and edits
-can produce) are scored by the back-off mixture described in
-:mod:`spacy_punctgen.model` and counted in ``n_impossible``;
-``perplexity_per_slot_possible`` is the exact figure over the other sentences.
+of the split, with the model's evaluation-time smoothing (``smooth_delta``)
+and, for sentences still impossible, the back-off mixture; both are described
+in :mod:`spacy_punctgen.model`.  ``n_impossible`` counts the sentences that
+needed the back-off; ``perplexity_per_slot_possible`` is the exact figure over
+the others.
 """
 from __future__ import annotations
 
@@ -22,7 +22,7 @@ from .train import resolve_split
 def evaluate_model(model: PunctModel, path) -> dict:
     t0 = time.perf_counter()
     sents, stats = preprocess_file(path)
-    preps = model.prepare_all(sents)
+    preps = model.prepare_eval(sents)
     res = model.perplexity(preps)
     return {
         "file": str(path),

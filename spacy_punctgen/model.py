@@ -13,15 +13,28 @@ and expected edit counts; the ξ part from the DP's tilted derivatives
 (``dmu``, ``dcounts`` = covariances with ``c(T')``).  Sentences with
 ``p(x|T) = 0`` contribute nothing to the objective and are counted.
 
-Perplexity back-off: a held-out sentence can be impossible under the model (a
-punctuation token never seen in training, or a slot string no combination of
-``W_d`` pairs and channel edits can produce).  Evaluation therefore scores
-``p'(x|T) = (1 − ε)·p(x|T) + ε·q(x)`` with ``ε = backoff_eps`` (default 1e-6) and
-``q`` a tree-independent model that treats slots independently: a slot length
-distribution times a token unigram (both add-one smoothed on the training
-slots; unseen tokens share the ``<unk>`` class).  ``p'`` is a proper
-distribution, differs from ``p`` by a factor ``≈ 1 − 10⁻⁶`` on possible
-sentences, and is finite everywhere.
+Held-out evaluation (``perplexity``, the ``evaluate`` command).  A held-out
+sentence can be impossible under the trained model: a slot string that no
+combination of ``W_d`` pairs and channel edits produces, or a punctuation type
+never seen in training.  Two layers keep every sentence's probability finite:
+
+1. **Smoothing** (``smooth_delta = δ``, default 1e-3, chosen on zh dev among
+   3e-4/1e-3/3e-3): at evaluation each node draws from
+   ``(1 − δ)·p_θ(l, r | w)`` on ``W_d`` plus ``δ`` spread uniformly over the extra
+   pairs ``{(p, ε), (ε, p) : p ∈ V ∪ {<unk>}}`` not in ``W_d``, where ``<unk>`` is the
+   one-token puncteme of the unknown-symbol class (unseen punctuation types
+   share it, like an UNK word in LM perplexity).  This is a proper distribution
+   and makes every slot string in ``V`` (or made of unknown tokens) producible
+   at every slot.  Training never sees the extra pairs.
+2. **Back-off mixture** for anything still impossible:
+   ``p'(x|T) = (1 − ε)·p(x|T) + ε·q(x)`` with ``ε = backoff_eps`` (1e-6) and ``q`` a
+   tree-independent model with independent slots: a slot-length distribution times
+   a token unigram (add-one smoothed on the training slots, unseen tokens share
+   ``<unk>``).  ``p'`` is a proper distribution and differs from ``p`` by a factor
+   ``≈ 1 − 10⁻⁶`` on possible sentences.
+
+``perplexity()`` reports the mixture figure, the exact figure over possible
+sentences, and how many sentences needed the mixture (``n_impossible``).
 """
 from __future__ import annotations
 
@@ -59,6 +72,9 @@ class Prepared:
     lattice: Lattice
     tilt: np.ndarray  # float64 (K,): 1.0 for lattice candidates holding an unmatched mark
     slot_syms: List[List[int]]
+    smoothed: bool = False  # candidates include the smoothing pairs (evaluation only)
+    cand_extra: Optional[np.ndarray] = None  # smoothed: bool (K,), candidate is a smoothing pair
+    cand_share: Optional[np.ndarray] = None  # smoothed: float64 (K,), 1 / #smoothing pairs of its node
 
     @property
     def n(self) -> int:
@@ -95,6 +111,7 @@ class PunctModel:
         direction: str = "l2r",
         xi: float = 0.0,
         backoff_eps: float = 1e-6,
+        smooth_delta: float = 0.0,
         meta: Optional[dict] = None,
     ):
         if mode not in MODES:
@@ -105,9 +122,15 @@ class PunctModel:
         self.direction = parse_direction(direction)
         self.xi = float(xi)
         self.backoff_eps = float(backoff_eps)
+        self.smooth_delta = float(smooth_delta)
+        if not 0.0 <= self.smooth_delta < 1.0:
+            raise ValueError(f"smooth_delta must be in [0, 1), not {smooth_delta}")
         self.meta: dict = dict(meta or {})
+        # the grammar's punctemes are V plus one extra: the single unknown-symbol puncteme
+        # (<unk>), used only by evaluation-time smoothing
+        self.unk_puncteme = len(inventory.punctemes)
         self.grammar = Grammar(len(inventory.symbols),
-                               [[inventory.symbol_id(t) for t in p] for p in inventory.punctemes])
+                               [[inventory.symbol_id(t) for t in p] for p in inventory.punctemes] + [[1]])
         self.extractor = FeatureExtractor(inventory, self.feature_config)
         self._set_index(FeatureIndex.empty())
         S = self.n_symbols
@@ -133,25 +156,59 @@ class PunctModel:
         self.index = index
         self.scorer = AttachScorer(self.extractor, index)
 
-    def prepare(self, sentence: PunctSentence) -> Prepared:
-        """Compile one sentence: contexts, lattice, tilt."""
+    def prepare(self, sentence: PunctSentence, smoothed: bool = False) -> Prepared:
+        """Compile one sentence: contexts, lattice, tilt.
+
+        ``smoothed``: for evaluation with ``smooth_delta > 0``, each node's candidates are
+        ``W_d`` plus the smoothing pairs (see :meth:`smoothing_pairs`).
+        """
         inv = self.inventory
         rel_ids, ptr, units = self.extractor.sentence_units(sentence)
         slot_syms = [[0] + [inv.symbol_id(t) for t in sentence.slots[0]]]
         slot_syms += [[inv.symbol_id(t) for t in sl] for sl in sentence.slots[1:]]
         tables = self.extractor.rel_tables
-        cands = [tables[r].pairs for r in rel_ids]
+        if smoothed:
+            cands = [np.concatenate([tables[r].pairs, self.smoothing_pairs(int(r))]) for r in rel_ids]
+        else:
+            cands = [tables[r].pairs for r in rel_ids]
         lat = build_lattice(self.grammar, list(sentence.heads), slot_syms, cands)
         tilt = np.zeros(lat.n_candidates, dtype=np.float64)
+        extra = share = None
         if lat.n_candidates:
             rel_of = rel_ids[lat.cand_node]
+            sizes = np.array([tables[r].size for r in rel_of], dtype=np.int64)
+            extra = lat.cand_row >= sizes
             for rid in np.unique(rel_of):
-                sel = rel_of == rid
+                sel = (rel_of == rid) & ~extra
                 tilt[sel] = tables[rid].unmatched[lat.cand_row[sel]]
-        return Prepared(sentence, rel_ids, ptr, units, lat, tilt, slot_syms)
+            if smoothed:
+                n_extra = np.array([len(self.smoothing_pairs(int(r))) for r in rel_of], dtype=np.float64)
+                share = np.where(extra, 1.0 / np.maximum(n_extra, 1.0), 0.0)
+        if not smoothed:
+            extra = None
+        return Prepared(sentence, rel_ids, ptr, units, lat, tilt, slot_syms, smoothed, extra, share)
 
-    def prepare_all(self, sentences: Sequence[PunctSentence]) -> List[Prepared]:
-        return [self.prepare(s) for s in sentences]
+    def prepare_all(self, sentences: Sequence[PunctSentence], smoothed: bool = False) -> List[Prepared]:
+        return [self.prepare(s, smoothed) for s in sentences]
+
+    def prepare_eval(self, sentences: Sequence[PunctSentence]) -> List[Prepared]:
+        """Sentences compiled for :meth:`perplexity` (smoothed iff ``smooth_delta > 0``)."""
+        return self.prepare_all(sentences, smoothed=self.smooth_delta > 0)
+
+    def smoothing_pairs(self, rid: int) -> np.ndarray:
+        """``{(p, ε), (ε, p) : p ∈ V ∪ {<unk>}}`` minus the relation's ``W_d``: the pairs that
+        evaluation-time smoothing adds, so that any slot string in ``V`` can be produced at any
+        slot.  ``<unk>`` is the one-token puncteme of the unknown-symbol class (punctuation
+        types never seen in training), as in language-model perplexity with an UNK token."""
+        cache = self.__dict__.setdefault("_smooth_cache", {})
+        got = cache.get(rid)
+        if got is None:
+            have = {tuple(p) for p in self.extractor.rel_tables[rid].pairs.tolist()}
+            V = len(self.inventory.punctemes) + 1  # + the <unk> puncteme
+            extra = [(p, 0) for p in range(1, V) if (p, 0) not in have]
+            extra += [(0, p) for p in range(1, V) if (0, p) not in have]
+            got = cache[rid] = np.array(extra, dtype=np.int64).reshape(-1, 2)
+        return got
 
     def initialize(self, train: Sequence[Prepared], seed: int = 0, theta_scale: float = 0.0,
                    psi_scale: float = 1.0, psi_keep_bias: float = 0.0) -> None:
@@ -265,9 +322,21 @@ class PunctModel:
         fwd = self.scorer.forward(self.theta, rel, ptr, np.concatenate(units))
         node_start = np.zeros(len(batch) + 1, dtype=np.int64)
         np.cumsum([p.n for p in batch], out=node_start[1:])
-        pos = [fwd.node_off[node_start[b] + p.lattice.cand_node] + p.lattice.cand_row
-               for b, p in enumerate(batch)]
+        pos = []
+        for b, p in enumerate(batch):
+            ps = fwd.node_off[node_start[b] + p.lattice.cand_node] + p.lattice.cand_row
+            if p.smoothed:
+                ps = np.where(p.cand_extra, -1, ps)
+            pos.append(ps)
         return fwd, pos, node_start
+
+    def _cand_p(self, fwd: AttachForward, prep: Prepared, ps: np.ndarray) -> np.ndarray:
+        """The lattice candidates' probabilities (smoothed mixture for smoothed sentences)."""
+        if not prep.smoothed:
+            return np.exp(fwd.logp[ps])
+        d = self.smooth_delta
+        base = np.exp(fwd.logp[np.where(prep.cand_extra, 0, ps)])
+        return np.where(prep.cand_extra, d * prep.cand_share, (1.0 - d) * base)
 
     def log_probs(self, batch: Sequence[Prepared], backoff: bool = False,
                   chunk: int = 64) -> np.ndarray:
@@ -278,7 +347,7 @@ class PunctModel:
             part = batch[a:a + chunk]
             fwd, pos, _ = self._forward(part)
             for j, (prep, ps) in enumerate(zip(part, pos)):
-                cand_p = np.exp(fwd.logp[ps])
+                cand_p = self._cand_p(fwd, prep, ps)
                 out[a + j] = dp_log_prob(prep.lattice, self.grammar, cand_p, phi, self.r2l)
         if backoff:
             eps = self.backoff_eps
@@ -319,6 +388,8 @@ class PunctModel:
         ``theta_idx``/``theta_val`` hold the data part of ∂/∂θ; the caller adds ``−2·l2·θ``.
         """
         xi = self.xi if xi is None else float(xi)
+        if any(p.smoothed for p in batch):
+            raise ValueError("smoothed (evaluation) sentences cannot be used for training")
         fwd, pos, node_start = self._forward(batch)
         p = np.exp(fwd.logp)
         G = np.zeros_like(p)
@@ -373,18 +444,22 @@ class PunctModel:
                 gpsi -= 2.0 * l2 * ps64
         return ObjectiveResult(obj, loglik, e_unm, gpsi, len(batch), n_imp, n_slots, gtheta, t_idx, t_val)
 
+    def puncteme(self, pid: int) -> Tuple[str, ...]:
+        """The tokens of grammar puncteme ``pid`` (``("<unk>",)`` for the smoothing-only one)."""
+        pm = self.inventory.punctemes
+        return pm[pid] if pid < len(pm) else (self.inventory.symbols[1],)
+
     def best_underlying(self, sentence: Union[PunctSentence, Prepared]
                         ) -> Optional[List[Tuple[Tuple[str, ...], Tuple[str, ...]]]]:
         """The best derivation's ``(l, r)`` puncteme per node, or None if ``p(x|T) = 0``."""
         prep = sentence if isinstance(sentence, Prepared) else self.prepare(sentence)
         fwd, pos, _ = self._forward([prep])
-        cand_p = np.exp(fwd.logp[pos[0]])
+        cand_p = self._cand_p(fwd, prep, pos[0])
         logbest, best = viterbi(prep.lattice, self.grammar, cand_p, self.phi(), self.r2l)
         if not np.isfinite(logbest):
             return None
-        pm = self.inventory.punctemes
         lat = prep.lattice
-        return [(pm[int(lat.cand_l[k])], pm[int(lat.cand_r[k])]) for k in best]
+        return [(self.puncteme(int(lat.cand_l[k])), self.puncteme(int(lat.cand_r[k]))) for k in best]
 
     def node_distribution(self, sentence: Union[PunctSentence, Prepared], w: int
                           ) -> List[Tuple[Tuple[str, ...], Tuple[str, ...], float]]:
@@ -406,6 +481,7 @@ class PunctModel:
             "direction": self.direction,
             "xi": self.xi,
             "backoff_eps": self.backoff_eps,
+            "smooth_delta": self.smooth_delta,
             "features": self.feature_config.to_dict(),
             "n_features": self.n_features,
             "n_symbols": self.n_symbols,
@@ -437,6 +513,7 @@ class PunctModel:
         try:
             model = cls(inventory, FeatureConfig.from_dict(cfg["features"]), mode=cfg["mode"],
                         direction=cfg["direction"], xi=cfg["xi"], backoff_eps=cfg["backoff_eps"],
+                        smooth_delta=cfg.get("smooth_delta", 0.0),
                         meta=cfg.get("meta") or {})
         except (KeyError, TypeError) as err:
             raise ValueError(f"{where['cfg']}: missing or bad field ({err})") from None

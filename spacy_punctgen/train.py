@@ -50,6 +50,7 @@ class TrainConfig:
     psi_keep_bias: float = 0.0  # added to the initial keep logits (start near the identity channel)
     grad_clip: float = 0.0  # thinc's gradient-norm clipping; 0 = off
     average: bool = False  # evaluate / keep thinc's moving averages of the parameters
+    smooth_delta: float = 1e-3  # evaluation-time smoothing mass (see model.py); 0 = off
     min_count: int = 5
     pairs_mode: str = "halves"
     templates: Optional[List[str]] = None
@@ -189,7 +190,8 @@ def train_one(model: PunctModel, train: Sequence[Prepared], dev: Sequence[Prepar
 
 
 def _new_model(inventory: PunctInventory, cfg: TrainConfig, direction: str) -> PunctModel:
-    return PunctModel(inventory, cfg.feature_config(), mode=cfg.mode, direction=direction, xi=cfg.xi)
+    return PunctModel(inventory, cfg.feature_config(), mode=cfg.mode, direction=direction, xi=cfg.xi,
+                      smooth_delta=cfg.smooth_delta)
 
 
 _FORK_JOBS: list = []  # set before forking; workers read their job from here (no pickling)
@@ -217,7 +219,7 @@ def train_model(train_sents: Sequence[PunctSentence], dev_sents: Sequence[PunctS
         directions = [parse_direction(cfg.direction)]
     base = _new_model(inventory, cfg, directions[0])
     train = base.prepare_all(train_sents)
-    dev = base.prepare_all(dev_sents)
+    dev = base.prepare_eval(dev_sents)
     base.initialize(train, seed=cfg.seed, theta_scale=cfg.theta_init, psi_scale=cfg.psi_init,
                     psi_keep_bias=cfg.psi_keep_bias)
     t_prep = time.perf_counter() - t0
@@ -330,6 +332,8 @@ def _arguments(p: argparse.ArgumentParser) -> None:
                    help="added to the initial 'keep' logits (0 = paper's plain N(0,1) start)")
     p.add_argument("--grad-clip", type=float, default=d.grad_clip)
     p.add_argument("--average", action="store_true", help="score and keep moving averages of the parameters")
+    p.add_argument("--smooth-delta", type=float, default=d.smooth_delta,
+                   help="evaluation-time smoothing: mass given to pairs outside W_d (0 = off)")
     p.add_argument("--min-count", type=int, default=d.min_count, help="rare-word threshold")
     p.add_argument("--pairs-mode", choices=["full", "halves"], default=d.pairs_mode)
     p.add_argument("--templates", default=None,
@@ -345,7 +349,7 @@ def train_cli(args) -> dict:
                       batch_size=args.batch_size, sentences_per_epoch=args.sentences_per_epoch,
                       xi=args.xi, l2=args.l2, seed=args.seed, theta_init=args.theta_init,
                       psi_init=args.psi_init, psi_keep_bias=args.psi_keep_bias, grad_clip=args.grad_clip,
-                      average=args.average, min_count=args.min_count,
+                      average=args.average, smooth_delta=args.smooth_delta, min_count=args.min_count,
                       pairs_mode=args.pairs_mode, templates=templates, jobs=args.jobs,
                       progress=not args.quiet)
     if cfg.epochs < 0 or cfg.batch_size < 1:

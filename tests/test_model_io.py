@@ -102,3 +102,10 @@ def test_not_a_directory(tmp_path):
 def test_garbage_bytes():
     with pytest.raises(ValueError, match="model bytes"):
         PunctModel.from_bytes(b"\x00garbage")
+
+
+def test_smooth_delta_round_trips(model):
+    model2 = PunctModel.from_bytes(model.to_bytes())
+    model2.smooth_delta = 0.002
+    back = PunctModel.from_bytes(model2.to_bytes())
+    assert back.smooth_delta == 0.002

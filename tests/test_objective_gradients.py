@@ -114,3 +114,31 @@ def test_sparse_gradient_matches_dense():
     np.testing.assert_allclose(g - 2 * l2 * model.theta, dense.grad_theta, rtol=1e-12, atol=1e-12)
     np.testing.assert_allclose(sp.grad_psi, dense.grad_psi, rtol=1e-12, atol=1e-12)
     assert abs(sp.objective - dense.objective) < 1e-6 * abs(dense.objective)
+
+
+def test_smoothing_keeps_a_distribution_and_rescues_impossible_sentences():
+    """Smoothed evaluation: δ=0 is the plain model; δ>0 costs little on possible sentences
+    and gives impossible ones (unseen pair, unseen punctuation type) finite probability."""
+    from test_features import _S
+
+    model, preps = _model("attach", "l2r", seed=6)
+    model.theta = model.theta.astype(np.float32)
+    sents = toy_sentences()
+    plain = model.log_probs(model.prepare_all(sents))
+    model.smooth_delta = 0.0
+    np.testing.assert_allclose(model.log_probs(model.prepare_eval(sents)), plain, rtol=0, atol=1e-12)
+    model.smooth_delta = 1e-3
+    smooth = model.log_probs(model.prepare_eval(sents))
+    assert np.all(smooth < plain) and np.all(smooth > plain + 30 * np.log1p(-1e-3))
+    odd = [
+        # a colon where nsubj never had one, and an unseen type "@"
+        _S(["He", "said", "hi"], ["PRON", "VERB", "INTJ"], [1, -1, 1], ["nsubj", "root", "ccomp"],
+           [(), (":",), ("@",), (".",)]),
+    ]
+    assert not np.isfinite(model.log_probs(model.prepare_all(odd))[0])
+    lp = model.log_probs(model.prepare_eval(odd))[0]
+    assert np.isfinite(lp) and lp < -5
+    res = model.perplexity(model.prepare_eval(odd))
+    assert res["n_impossible"] == 0
+    best = model.best_underlying(model.prepare_eval(odd)[0])
+    assert ("<unk>",) in [p for lr in best for p in lr]

@@ -53,7 +53,7 @@ def test_evaluate_reports_perplexity(trained, capsys):
 
     model = PunctModel.from_disk(trained)
     sents, _ = preprocess_file(TEST)
-    lp = model.log_probs(model.prepare_all(sents), backoff=True)
+    lp = model.log_probs(model.prepare_eval(sents), backoff=True)
     assert abs(math.exp(-lp.sum() / res["n_slots"]) - res["perplexity_per_slot"]) < 1e-9
 
 
