@@ -46,6 +46,9 @@ template              value (one context per node unless noted)
 ``span_words``        ``d|fword=``, ``d|lword=`` first/last word of the span (2)
 ``out_words``         ``d|pword=``, ``d|nword=`` word before / after the span (2)
 ``global``            ``*``, ``*|edge=..``, ``*|upos=..``: shared across relations (3)
+``dist`` (opt.)       ``d|ldist=``, ``d|rdist=``: words before / after the span (buckets)
+``len_upos`` (opt.)   ``d|upos=NOUN|len=3-4``
+``kidset`` (opt.)     ``d|kids=cc+nsubj``: the set of child relations as one context
 ====================  =========================================================
 
 Pair properties (``K = 4`` per pair; the strings use the puncteme tokens
@@ -138,9 +141,10 @@ def stable_hash(text: str) -> int:
 ALL_TEMPLATES: Tuple[str, ...] = (
     "rel", "full", "upos", "dir", "dir_upos", "parent", "grandparent", "depth", "child",
     "child_side", "nkids", "sib", "flank", "flank_out", "edge", "len", "word", "span_words",
-    "out_words", "global",
+    "out_words", "global", "dist", "len_upos", "kidset",
 )
-DEFAULT_TEMPLATES: Tuple[str, ...] = ALL_TEMPLATES
+#: the templates on by default (the last three are optional extras; see docs/features.md)
+DEFAULT_TEMPLATES: Tuple[str, ...] = ALL_TEMPLATES[:-3]
 PAIR_PROPERTIES: Tuple[str, ...] = ("pair", "l", "r", "shape")
 
 
@@ -277,6 +281,13 @@ def node_contexts(sentence, inventory: PunctInventory, templates: Sequence[str])
             ctx.append(f"{d}|edge={edge}")
         if "len" in tset:
             ctx.append(f"{d}|len={_len_bucket(b - a + 1)}")
+        if "dist" in tset:
+            ctx.append(f"{d}|ldist={_len_bucket(a)}")
+            ctx.append(f"{d}|rdist={_len_bucket(n - 1 - b)}")
+        if "len_upos" in tset:
+            ctx.append(f"{d}|upos={upos[w]}|len={_len_bucket(b - a + 1)}")
+        if "kidset" in tset:
+            ctx.append(f"{d}|kids=" + "+".join(sorted({base[c] for c in kids})))
         if "word" in tset:
             ctx.append(f"{d}|word={words[w]}")
         if "span_words" in tset:
