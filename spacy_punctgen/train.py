@@ -48,6 +48,7 @@ class TrainConfig:
     theta_init: float = 0.0  # std of θ's initial N(0, ·) (paper: 1)
     psi_init: float = 1.0  # std of ψ's initial N(0, ·) (paper: 1)
     psi_keep_bias: float = 0.0  # added to the initial keep logits (start near the identity channel)
+    psi_lr_scale: float = 1.0  # ψ's learning rate = lr * psi_lr_scale (ψ is small and dense)
     grad_clip: float = 0.0  # thinc's gradient-norm clipping; 0 = off
     average: bool = False  # evaluate / keep thinc's moving averages of the parameters
     smooth_delta: float = 1e-3  # evaluation-time smoothing mass (see model.py); 0 = off
@@ -143,7 +144,8 @@ def train_one(model: PunctModel, train: Sequence[Prepared], dev: Sequence[Prepar
             np.add.at(g, res.theta_idx, (-res.theta_val).astype(np.float32))
             model.theta, _ = opt((1, "theta"), model.theta, g)
             if full:
-                model.psi, _ = opt((2, "psi"), model.psi, (-res.grad_psi).astype(np.float32))
+                gpsi = (-res.grad_psi).astype(np.float32)  # L2 already inside grad_psi
+                model.psi, _ = opt((2, "psi"), model.psi, gpsi, lr_scale=cfg.psi_lr_scale)
             tot_obj += res.objective
             tot_ll += res.loglik
             tot_unm += res.expected_unmatched
@@ -330,6 +332,8 @@ def _arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--psi-init", type=float, default=d.psi_init, help="std of initial ψ (paper: 1)")
     p.add_argument("--psi-keep-bias", type=float, default=d.psi_keep_bias,
                    help="added to the initial 'keep' logits (0 = paper's plain N(0,1) start)")
+    p.add_argument("--psi-lr-scale", type=float, default=d.psi_lr_scale,
+                   help="learning-rate multiplier for the channel parameters ψ")
     p.add_argument("--grad-clip", type=float, default=d.grad_clip)
     p.add_argument("--average", action="store_true", help="score and keep moving averages of the parameters")
     p.add_argument("--smooth-delta", type=float, default=d.smooth_delta,
@@ -348,7 +352,7 @@ def train_cli(args) -> dict:
     cfg = TrainConfig(mode=args.mode, direction=args.direction, epochs=args.epochs, lr=args.lr,
                       batch_size=args.batch_size, sentences_per_epoch=args.sentences_per_epoch,
                       xi=args.xi, l2=args.l2, seed=args.seed, theta_init=args.theta_init,
-                      psi_init=args.psi_init, psi_keep_bias=args.psi_keep_bias, grad_clip=args.grad_clip,
+                      psi_init=args.psi_init, psi_keep_bias=args.psi_keep_bias, psi_lr_scale=args.psi_lr_scale, grad_clip=args.grad_clip,
                       average=args.average, smooth_delta=args.smooth_delta, min_count=args.min_count,
                       pairs_mode=args.pairs_mode, templates=templates, jobs=args.jobs,
                       progress=not args.quiet)
