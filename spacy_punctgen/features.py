@@ -49,6 +49,8 @@ template              value (one context per node unless noted)
 ``dist`` (opt.)       ``d|ldist=``, ``d|rdist=``: words before / after the span (buckets)
 ``len_upos`` (opt.)   ``d|upos=NOUN|len=3-4``
 ``kidset`` (opt.)     ``d|kids=cc+nsubj``: the set of child relations as one context
+``neighbors`` (opt.)  ``d|nxt=conj|nupos=VERB``, ``d|nxtlen=5-8`` and ``d|prv=…``, ``d|prvlen=…``:
+                      the outermost constituent on the other side of the r (l) slot
 ====================  =========================================================
 
 Pair properties (``K = 4`` per pair; the strings use the puncteme tokens
@@ -141,10 +143,10 @@ def stable_hash(text: str) -> int:
 ALL_TEMPLATES: Tuple[str, ...] = (
     "rel", "full", "upos", "dir", "dir_upos", "parent", "grandparent", "depth", "child",
     "child_side", "nkids", "sib", "flank", "flank_out", "edge", "len", "word", "span_words",
-    "out_words", "global", "dist", "len_upos", "kidset",
+    "out_words", "global", "dist", "len_upos", "kidset", "neighbors",
 )
-#: the templates on by default (the last three are optional extras; see docs/features.md)
-DEFAULT_TEMPLATES: Tuple[str, ...] = ALL_TEMPLATES[:-3]
+#: the templates on by default (the last four are optional extras; see docs/features.md)
+DEFAULT_TEMPLATES: Tuple[str, ...] = ALL_TEMPLATES[:-4]
 PAIR_PROPERTIES: Tuple[str, ...] = ("pair", "l", "r", "shape")
 
 
@@ -223,6 +225,14 @@ def node_contexts(sentence, inventory: PunctInventory, templates: Sequence[str])
     base = [relation_key(d) for d in full]
     tset = set(templates)
     words = [inventory.word(w) for w in sentence.words] if tset & {"word", "span_words", "out_words"} else None
+    if "neighbors" in tset:  # outermost constituent starting / ending at each word
+        start_at: List[int] = [-1] * n
+        end_at: List[int] = [-1] * n
+        for v in range(n):
+            if start_at[lo[v]] < 0 or depth[v] < depth[start_at[lo[v]]]:
+                start_at[lo[v]] = v
+            if end_at[hi[v]] < 0 or depth[v] < depth[end_at[hi[v]]]:
+                end_at[hi[v]] = v
     out: List[List[str]] = []
     for w in range(n):
         d = base[w]
@@ -286,6 +296,24 @@ def node_contexts(sentence, inventory: PunctInventory, templates: Sequence[str])
             ctx.append(f"{d}|rdist={_len_bucket(n - 1 - b)}")
         if "len_upos" in tset:
             ctx.append(f"{d}|upos={upos[w]}|len={_len_bucket(b - a + 1)}")
+        if "neighbors" in tset:
+            # no constituent starts (ends) there when the next (previous) word heads w's span
+            if b + 1 >= n:
+                ctx.append(f"{d}|nxt=EOS")
+            elif start_at[b + 1] < 0:
+                ctx.append(f"{d}|nxt=HEAD|nupos={upos[b + 1]}")
+            else:
+                v = start_at[b + 1]
+                ctx.append(f"{d}|nxt={base[v]}|nupos={upos[v]}")
+                ctx.append(f"{d}|nxtlen={_len_bucket(hi[v] - lo[v] + 1)}")
+            if a == 0:
+                ctx.append(f"{d}|prv=BOS")
+            elif end_at[a - 1] < 0:
+                ctx.append(f"{d}|prv=HEAD|pupos={upos[a - 1]}")
+            else:
+                v = end_at[a - 1]
+                ctx.append(f"{d}|prv={base[v]}|pupos={upos[v]}")
+                ctx.append(f"{d}|prvlen={_len_bucket(hi[v] - lo[v] + 1)}")
         if "kidset" in tset:
             ctx.append(f"{d}|kids=" + "+".join(sorted({base[c] for c in kids})))
         if "word" in tset:

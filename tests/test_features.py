@@ -184,3 +184,18 @@ def test_feature_index_lookup_and_unit_entries():
         n_cols = 2
     unit, col, feat = idx.unit_entries(np.array([5, 3, 7], dtype=np.uint64), Table)
     assert sorted(zip(unit.tolist(), col.tolist(), feat.tolist())) == [(0, 0, 1), (0, 1, 2)]
+
+
+def test_optional_templates():
+    sents = toy_sentences()
+    inv = toy_inventory()
+    ctx = node_contexts(sents[1], inv, ["rel", "neighbors", "dist", "len_upos", "kidset"])
+    pears, and_, plums = ctx[1], ctx[2], ctx[3]
+    assert "conj|nxt=conj|nupos=NOUN" in pears and "conj|nxtlen=2" in pears  # "and plums" follows
+    assert "conj|prv=HEAD|pupos=NOUN" in pears  # "apples" heads the span that holds "pears"
+    assert "cc|nxt=HEAD|nupos=NOUN" in and_
+    assert "conj|nxt=EOS" in plums and "conj|prv=conj|pupos=NOUN" in plums
+    assert "conj|ldist=3-4" not in plums and "conj|ldist=2" in plums and "conj|rdist=0" in plums
+    assert "conj|upos=NOUN|len=2" in plums and "conj|kids=cc" in plums and "conj|kids=" in pears
+    from spacy_punctgen.features import DEFAULT_TEMPLATES
+    assert "neighbors" not in DEFAULT_TEMPLATES and "rel" in DEFAULT_TEMPLATES
