@@ -8,6 +8,8 @@ The same formula turns the tilted counts ``dc`` into ``∂E[c(T')]/∂ψ``.
 """
 from __future__ import annotations
 
+from typing import Optional
+
 import numpy as np
 
 from .dp import ABSORB_LEFT, ABSORB_RIGHT, KEEP, TRANSPOSE
@@ -37,9 +39,30 @@ def init_psi(n_symbols: int, rng: np.random.Generator, scale: float = 1.0) -> np
     return psi.astype(np.float32)
 
 
-def channel_probs(psi: np.ndarray) -> np.ndarray:
-    """``φ = softmax(ψ)`` over the edit axis, float64."""
+def bos_edit_mask(n_symbols: int, r2l: bool, bos: int = 0) -> np.ndarray:
+    """Allowed edits (bool ``[S, S, 4]``): everything except those that delete or move ``^``.
+
+    Every observed slot 0 starts with ``^``, so an edit that deletes ``^`` or emits a
+    token before it would send probability to surfaces that never occur, and
+    ``Σ_x p(x|T)`` would fall short of 1.  L2R reads ``^`` first, as the pending ``a`` of
+    ``(^, b)``: absorb-right and transpose are forbidden there.  R2L reads ``^`` last,
+    as the ``b`` of ``(a, ^)``: absorb-left and transpose are forbidden.
+    """
+    mask = np.ones((n_symbols, n_symbols, N_EDITS), dtype=bool)
+    if r2l:
+        mask[:, bos, ABSORB_LEFT] = False
+        mask[:, bos, TRANSPOSE] = False
+    else:
+        mask[bos, :, ABSORB_RIGHT] = False
+        mask[bos, :, TRANSPOSE] = False
+    return mask
+
+
+def channel_probs(psi: np.ndarray, mask: Optional[np.ndarray] = None) -> np.ndarray:
+    """``φ = softmax(ψ)`` over the edit axis, float64; edits where ``mask`` is False get 0."""
     z = np.asarray(psi, dtype=np.float64)
+    if mask is not None:
+        z = np.where(mask, z, -np.inf)
     z = z - z.max(axis=-1, keepdims=True)
     e = np.exp(z)
     return e / e.sum(axis=-1, keepdims=True)

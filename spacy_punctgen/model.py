@@ -48,7 +48,8 @@ from typing import Dict, List, Optional, Sequence, Tuple, Union
 import numpy as np
 
 from .attach import AttachForward, AttachScorer
-from .channel import channel_grad, channel_probs, identity_channel, init_psi, is_r2l, parse_direction
+from .channel import (bos_edit_mask, channel_grad, channel_probs, identity_channel, init_psi, is_r2l,
+                      parse_direction)
 from .dp import Grammar, Lattice, build_lattice, inside_outside, log_prob as dp_log_prob, viterbi
 from .features import FeatureConfig, FeatureExtractor, FeatureIndex
 from .inventory import PunctInventory
@@ -309,7 +310,9 @@ class PunctModel:
 
     # ---------------------------------------------------------------- scoring
     def phi(self) -> np.ndarray:
-        return identity_channel(self.n_symbols) if self.mode == "attach" else channel_probs(self.psi)
+        if self.mode == "attach":
+            return identity_channel(self.n_symbols)
+        return channel_probs(self.psi, bos_edit_mask(self.n_symbols, self.r2l))
 
     def _forward(self, batch: Sequence[Prepared]) -> Tuple[AttachForward, List[np.ndarray], np.ndarray]:
         rel = np.concatenate([p.rel_ids for p in batch])

@@ -68,3 +68,23 @@ def test_parse_direction(name, want):
 def test_parse_direction_rejects_garbage():
     with pytest.raises(ValueError, match="direction"):
         parse_direction("up")
+
+
+@pytest.mark.parametrize("r2l", [False, True])
+def test_bos_edits_that_delete_or_move_caret_are_forbidden(r2l):
+    from spacy_punctgen.channel import bos_edit_mask
+
+    mask = bos_edit_mask(4, r2l)
+    phi = channel_probs(np.random.default_rng(0).normal(size=(4, 4, 4)), mask)
+    np.testing.assert_allclose(phi.sum(-1), 1.0)
+    assert np.all(phi[~mask] == 0) and np.all(phi[mask] > 0)
+    if r2l:  # ^ is read last, as b of (a, ^)
+        assert not mask[2, 0, ABSORB_LEFT] and not mask[2, 0, TRANSPOSE] and mask[2, 0, ABSORB_RIGHT]
+        assert mask[0, 2].all()
+    else:  # ^ is read first, as a of (^, b)
+        assert not mask[0, 2, ABSORB_RIGHT] and not mask[0, 2, TRANSPOSE] and mask[0, 2, ABSORB_LEFT]
+        assert mask[2, 0].all()
+    # the gradient formula still holds on the allowed edits
+    counts = np.where(mask, np.random.default_rng(1).random((4, 4, 4)), 0.0)
+    g = channel_grad(phi, counts)
+    assert np.all(g[~mask] == 0)

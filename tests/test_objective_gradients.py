@@ -142,3 +142,74 @@ def test_smoothing_keeps_a_distribution_and_rescues_impossible_sentences():
     assert res["n_impossible"] == 0
     best = model.best_underlying(model.prepare_eval(odd)[0])
     assert ("<unk>",) in [p for lr in best for p in lr]
+
+
+def _channel_outputs(u, phi, r2l):
+    """All surface strings of underlying ``u`` (symbol ids) with their probabilities (brute force)."""
+    seq = list(reversed(u)) if r2l else list(u)
+    out = {}
+
+    def go(i, pending, emitted, prob):
+        if i == len(seq):
+            s = emitted + ([pending] if pending is not None else [])
+            s = tuple(reversed(s)) if r2l else tuple(s)
+            out[s] = out.get(s, 0.0) + prob
+            return
+        b = seq[i]
+        if pending is None:
+            go(i + 1, b, emitted, prob)
+            return
+        a = pending
+        go(i + 1, b, emitted + [a], prob * phi[a, b, 0])  # keep
+        go(i + 1, a, emitted, prob * phi[a, b, 1])  # absorb-left
+        go(i + 1, b, emitted, prob * phi[a, b, 2])  # absorb-right
+        go(i + 1, a, emitted + [b], prob * phi[a, b, 3])  # transpose
+
+    go(0, None, [], 1.0)
+    return out
+
+
+@pytest.mark.parametrize("mode,direction", [("full", "l2r"), ("full", "r2l"), ("attach", "l2r")])
+def test_inner_features_keep_p_x_given_T_normalised(mode, direction):
+    """With the surface-conditioned ``inner`` template, Σ_x p(x|T) = 1 over every x the
+    model can produce (enumerated by brute force), i.e. the bottom-up story is proper."""
+    import itertools
+
+    from spacy_punctgen.features import DEFAULT_TEMPLATES, FeatureConfig
+    from spacy_punctgen.features import tree_info
+    from test_features import _S
+
+    sents = toy_sentences()
+    inv = toy_inventory(sents)
+    model = PunctModel(inv, FeatureConfig(templates=list(DEFAULT_TEMPLATES) + ["inner"]), mode=mode,
+                       direction=direction)
+    model.initialize(model.prepare_all(sents), seed=7, theta_scale=1.0, psi_scale=1.0)
+    # a 3-word tree whose root has an interior slot; W_d restricted to keep enumeration small
+    base = _S(["He", "said", "hi"], ["PRON", "VERB", "INTJ"], [1, -1, 1], ["nsubj", "root", "ccomp"],
+              [(), (), (), ()])
+    prep = model.prepare(base)
+    tables = [model.extractor.rel_tables[int(r)] for r in prep.rel_ids]
+    pm = inv.punctemes
+    children, roots, lo, hi, depth = tree_info(base.heads)
+    phi = model.phi()
+    sym = inv.symbol_id
+    # every reachable surface per slot
+    slot_sets = [set() for _ in range(4)]
+    for choice in itertools.product(*[range(t.size) for t in tables]):
+        u = [[] for _ in range(4)]
+        ends = sorted(range(3), key=lambda w: hi[w] - lo[w])  # innermost first
+        for w in ends:
+            u[hi[w] + 1] += [sym(t) for t in pm[tables[w].pairs[choice[w]][1]]]
+        for w in sorted(range(3), key=lambda w: -(hi[w] - lo[w])):  # outermost first
+            u[lo[w]] += [sym(t) for t in pm[tables[w].pairs[choice[w]][0]]]
+        for i in range(4):
+            x0 = ([0] if i == 0 else []) + u[i]
+            for s in _channel_outputs(x0, phi, model.r2l):
+                slot_sets[i].add(tuple(inv.symbols[k] for k in (s[1:] if i == 0 else s)))
+    total = 0.0
+    for xs in itertools.product(*[sorted(s) for s in slot_sets]):
+        sent = _S(base.words, base.upos, base.heads, base.deprels, list(xs))
+        lp = model.log_prob(sent)
+        if np.isfinite(lp):
+            total += np.exp(lp)
+    assert abs(total - 1.0) < 1e-9, total
