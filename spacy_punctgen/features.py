@@ -51,8 +51,9 @@ template              value (one context per node unless noted)
 ``kidset`` (opt.)     ``d|kids=cc+nsubj``: the set of child relations as one context
 ``neighbors`` (opt.)  ``d|nxt=conj|nupos=VERB``, ``d|nxtlen=5-8`` and ``d|prv=…``, ``d|prvlen=…``:
                       the outermost constituent on the other side of the r (l) slot
-``inner`` (opt.)      ``d|nin=0..3+`` punctuated slots strictly inside the span, ``d|in=,``
-                      for each punctuation token there (paper (d); see below)
+``inner`` (opt.)      ``d|nin=0..3+`` punctuated slots strictly inside the span (also with
+                      ``|len=``), ``d|in=,`` for each punctuation token there, ``d|inL=``,
+                      ``d|inR=``: the interior slots next to the boundaries (paper (d); see below)
 ====================  =========================================================
 
 Pair properties (``K = 4`` per pair; the strings use the puncteme tokens
@@ -330,9 +331,15 @@ def node_contexts(sentence, inventory: PunctInventory, templates: Sequence[str])
             # descendants before w's own pair in a bottom-up story (paper's template (d))
             inner = [sentence.slots[j] for j in range(a + 1, b + 1)]
             filled = [x for x in inner if x]
-            ctx.append(f"{d}|nin={min(len(filled), 3)}")
+            nin = min(len(filled), 3)
+            ctx.append(f"{d}|nin={nin}")
+            ctx.append(f"{d}|nin={nin}|len={_len_bucket(b - a + 1)}")
             for tok in sorted({t for x in filled for t in x})[:6]:
                 ctx.append(f"{d}|in={tok}")
+            if b > a:  # the interior slots next to the boundaries (after the first word,
+                # before the last word)
+                ctx.append(f"{d}|inL={' '.join(sentence.slots[a + 1]) or '_'}")
+                ctx.append(f"{d}|inR={' '.join(sentence.slots[b]) or '_'}")
         if "kidset" in tset:
             ctx.append(f"{d}|kids=" + "+".join(sorted({base[c] for c in kids})))
         if "word" in tset:

@@ -197,5 +197,10 @@ def test_optional_templates():
     assert "conj|nxt=EOS" in plums and "conj|prv=conj|pupos=NOUN" in plums
     assert "conj|ldist=3-4" not in plums and "conj|ldist=2" in plums and "conj|rdist=0" in plums
     assert "conj|upos=NOUN|len=2" in plums and "conj|kids=cc" in plums and "conj|kids=" in pears
+    ctx = node_contexts(sents[3], inv, ["rel", "inner"])  # Note : it rains , “ really ” .
+    assert {"root|nin=2", "root|in=,", "root|in=:", "root|in=\u201c", "root|inL=:",
+            "root|inR=, \u201c"} <= set(ctx[0])
+    assert "parataxis|inL=_" in ctx[2] and "advmod|nin=0" in ctx[3]
+    assert not any("in=." in c or "in=\u201d" in c for c in ctx[0])  # boundary slots are not inside
     from spacy_punctgen.features import DEFAULT_TEMPLATES
     assert "neighbors" not in DEFAULT_TEMPLATES and "rel" in DEFAULT_TEMPLATES
