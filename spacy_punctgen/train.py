@@ -59,6 +59,7 @@ class TrainConfig:
     grad_clip: float = 0.0  # thinc's gradient-norm clipping; 0 = off
     average: bool = False  # evaluate / keep thinc's moving averages of the parameters
     smooth_delta: float = 1e-3  # evaluation-time smoothing mass (see model.py); 0 = off
+    patience: int = 0  # stop after this many epochs without a better dev perplexity; 0 = never
     min_count: int = 5
     pairs_mode: str = "halves"
     templates: Optional[List[str]] = None
@@ -187,6 +188,9 @@ def train_one(model: PunctModel, train: Sequence[Prepared], dev: Sequence[Prepar
         _log(f"[{tag}] epoch {epoch}: train ppl {rec['train_perplexity_per_slot']:.4f}"
              + (f", dev ppl {rec['dev_perplexity_per_slot']:.4f}" if dev else "")
              + f", E[unmatched] {tot_unm:.2f}, {t_epoch:.1f}s", cfg.progress)
+        if dev and cfg.patience > 0 and epoch - best["epoch"] >= cfg.patience:
+            _log(f"[{tag}] no dev improvement for {cfg.patience} epoch(s): stopping", cfg.progress)
+            break
     if dev:
         model.theta, model.psi = best["theta"], best["psi"]
     return model, {
@@ -343,6 +347,8 @@ def _arguments(p: argparse.ArgumentParser) -> None:
                    help="learning-rate multiplier for the channel parameters ψ")
     p.add_argument("--grad-clip", type=float, default=d.grad_clip)
     p.add_argument("--average", action="store_true", help="score and keep moving averages of the parameters")
+    p.add_argument("--patience", type=int, default=d.patience,
+                   help="stop after this many epochs without a better dev perplexity (0 = never)")
     p.add_argument("--smooth-delta", type=float, default=d.smooth_delta,
                    help="evaluation-time smoothing: mass given to pairs outside W_d (0 = off)")
     p.add_argument("--min-count", type=int, default=d.min_count, help="rare-word threshold")
@@ -360,7 +366,8 @@ def train_cli(args) -> dict:
                       batch_size=args.batch_size, sentences_per_epoch=args.sentences_per_epoch,
                       xi=args.xi, l2=args.l2, seed=args.seed, theta_init=args.theta_init,
                       psi_init=args.psi_init, psi_keep_bias=args.psi_keep_bias, psi_lr_scale=args.psi_lr_scale, grad_clip=args.grad_clip,
-                      average=args.average, smooth_delta=args.smooth_delta, min_count=args.min_count,
+                      average=args.average, smooth_delta=args.smooth_delta,
+                      patience=args.patience, min_count=args.min_count,
                       pairs_mode=args.pairs_mode, templates=templates, jobs=args.jobs,
                       progress=not args.quiet)
     if cfg.epochs < 0 or cfg.batch_size < 1:

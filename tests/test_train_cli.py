@@ -102,3 +102,15 @@ def test_parallel_directions_match_sequential(tmp_path, capsys):
     assert a.direction == b.direction
     assert a.theta.tobytes() == b.theta.tobytes() and a.psi.tobytes() == b.psi.tobytes()
     assert a.meta["directions_tried"] == b.meta["directions_tried"]
+
+
+def test_patience_stops_early(tmp_path, capsys):
+    rc, _ = _run(capsys, ["train", str(TRAIN), str(DEV), "--output", str(tmp_path / "m"), "--epochs", "6",
+                          "--sentences-per-epoch", "10", "--lr", "0.5", "--direction", "l2r", "--patience", "1",
+                          "--quiet", "--json"])
+    assert rc == 0
+    summary = json.loads((tmp_path / "m" / "training.json").read_text(encoding="utf-8"))
+    hist = summary["history"]["l2r"]
+    assert len(hist) <= 6
+    if len(hist) < 6:  # stopped: the last epoch did not beat the best
+        assert hist[-1]["epoch"] - summary["best_epoch"] >= 1
