@@ -20,6 +20,7 @@ _COMMAND_MODULES = [
     "spacy_punctgen.evaluate",
     "spacy_punctgen.demo",
     "spacy_punctgen.convert",
+    "spacy_punctgen.bench",
 ]
 
 _REGISTRY: Dict[str, dict] = {}

@@ -106,10 +106,12 @@ def build_lattice(grammar: Grammar, heads: Sequence[int], slot_syms: Sequence[Se
     if len(node_cands) != n:
         raise ValueError(f"expected candidate pairs for {n} nodes, got {len(node_cands)}")
     S = grammar.n_symbols
-    for i, x in enumerate(slot_syms):
-        for s in x:
-            if not 0 <= int(s) < S:
-                raise ValueError(f"slot {i} has symbol id {s} outside 0..{S - 1}")
+    lens = [len(x) for x in slot_syms]
+    flat = [int(s) for x in slot_syms for s in x]
+    if flat and (min(flat) < 0 or max(flat) >= S):
+        i = next(i for i, x in enumerate(slot_syms) if any(not 0 <= int(s) < S for s in x))
+        s = next(int(s) for s in slot_syms[i] if not 0 <= int(s) < S)
+        raise ValueError(f"slot {i} has symbol id {s} outside 0..{S - 1}")
     children, roots, order, first, last = tree_structure(heads)
     kid_ptr = [0]
     kids: List[int] = []
@@ -119,39 +121,37 @@ def build_lattice(grammar: Grammar, heads: Sequence[int], slot_syms: Sequence[Se
         kids.extend(ks)
         kid_ptr.append(len(kids))
         nleft.append(sum(1 for c in ks if c < w))
-    lens = [len(x) for x in slot_syms]
     x_ptr = np.zeros(n + 2, dtype=np.int32)
     np.cumsum(lens, out=x_ptr[1:])
-    x_sym = np.array([int(s) for x in slot_syms for s in x] or [0], dtype=np.int32)
+    x_sym = np.array(flat or [0], dtype=np.int32)
     x_sym_r = np.array([int(s) for x in slot_syms for s in reversed(list(x))] or [0], dtype=np.int32)
+    # candidates of all nodes at once (one vectorised pass: this runs for every sentence analysed)
     n_pm = len(grammar.punctemes)
-    cand_ptr = [0]
-    cand_l, cand_r, cand_li, cand_ri, cand_node, cand_row = [], [], [], [], [], []
-    ul_ptr, ul, ur_ptr, ur = [0], [], [0], []
-    for w in range(n):
-        arr = np.asarray(node_cands[w], dtype=np.int64).reshape(-1, 2)
-        if arr.size and (arr.min() < 0 or arr.max() >= n_pm):
-            raise ValueError(f"node {w} has a candidate puncteme id outside 0..{n_pm - 1}")
-        rows = np.arange(arr.shape[0])
-        ok = np.ones(arr.shape[0], dtype=bool)
-        if lens[first[w]] == 0:
-            ok &= arr[:, 0] == 0
-        if lens[last[w] + 1] == 0:
-            ok &= arr[:, 1] == 0
-        arr, rows = arr[ok], rows[ok]
-        lu, li = np.unique(arr[:, 0], return_inverse=True)
-        ru, ri = np.unique(arr[:, 1], return_inverse=True)
-        cand_l.extend(arr[:, 0].tolist())
-        cand_r.extend(arr[:, 1].tolist())
-        cand_li.extend(li.ravel().tolist())
-        cand_ri.extend(ri.ravel().tolist())
-        cand_node.extend([w] * len(rows))
-        cand_row.extend(rows.tolist())
-        cand_ptr.append(len(cand_l))
-        ul.extend(lu.tolist())
-        ul_ptr.append(len(ul))
-        ur.extend(ru.tolist())
-        ur_ptr.append(len(ur))
+    arrs = [np.asarray(c, dtype=np.int64).reshape(-1, 2) for c in node_cands]
+    counts = np.array([a.shape[0] for a in arrs], dtype=np.int64)
+    allc = np.concatenate(arrs) if counts.sum() else np.zeros((0, 2), dtype=np.int64)
+    node = np.repeat(np.arange(n, dtype=np.int64), counts)
+    rows = np.arange(allc.shape[0], dtype=np.int64) - np.repeat(np.cumsum(counts) - counts, counts)
+    bad = ((allc < 0) | (allc >= n_pm)).any(axis=1)
+    if bad.any():
+        raise ValueError(f"node {int(node[np.argmax(bad)])} has a candidate puncteme id outside 0..{n_pm - 1}")
+    lens_a = np.asarray(lens, dtype=np.int64)
+    first_a, last_a = np.asarray(first, dtype=np.int64), np.asarray(last, dtype=np.int64)
+    # a non-empty half must land on a non-empty surface slot (the channel never inserts)
+    ok = ~((lens_a[first_a][node] == 0) & (allc[:, 0] != 0)) & ~((lens_a[last_a + 1][node] == 0) & (allc[:, 1] != 0))
+    allc, node, rows = allc[ok], node[ok], rows[ok]
+    cand_ptr = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(np.bincount(node, minlength=n), out=cand_ptr[1:])
+
+    def per_node_unique(col):
+        """Sorted distinct values per node, their pointers, and each candidate's index among them."""
+        keys, inv = np.unique(node * n_pm + col, return_inverse=True)
+        ptr = np.zeros(n + 1, dtype=np.int64)
+        np.cumsum(np.bincount(keys // n_pm, minlength=n), out=ptr[1:])
+        return (keys % n_pm).tolist(), ptr, inv.ravel() - ptr[node]
+
+    ul, ul_ptr, cand_li = per_node_unique(allc[:, 0])
+    ur, ur_ptr, cand_ri = per_node_unique(allc[:, 1])
 
     def i32(v):
         return np.array(v if len(v) else [0], dtype=np.int32)
@@ -169,16 +169,16 @@ def build_lattice(grammar: Grammar, heads: Sequence[int], slot_syms: Sequence[Se
         x_sym=x_sym,
         x_ptr_r=x_ptr.copy(),
         x_sym_r=x_sym_r,
-        cand_ptr=np.array(cand_ptr, dtype=np.int32),
-        cand_li=i32(cand_li)[: len(cand_l)] if cand_l else np.zeros(0, dtype=np.int32),
-        cand_ri=i32(cand_ri)[: len(cand_l)] if cand_l else np.zeros(0, dtype=np.int32),
-        cand_l=np.array(cand_l, dtype=np.int64),
-        cand_r=np.array(cand_r, dtype=np.int64),
-        cand_node=np.array(cand_node, dtype=np.int64),
-        cand_row=np.array(cand_row, dtype=np.int64),
-        ul_ptr=np.array(ul_ptr, dtype=np.int32),
+        cand_ptr=cand_ptr.astype(np.int32),
+        cand_li=cand_li.astype(np.int32),
+        cand_ri=cand_ri.astype(np.int32),
+        cand_l=np.ascontiguousarray(allc[:, 0]),
+        cand_r=np.ascontiguousarray(allc[:, 1]),
+        cand_node=node,
+        cand_row=rows,
+        ul_ptr=ul_ptr.astype(np.int32),
         ul=i32(ul),
-        ur_ptr=np.array(ur_ptr, dtype=np.int32),
+        ur_ptr=ur_ptr.astype(np.int32),
         ur=i32(ur),
     )
 

@@ -1,0 +1,80 @@
+"""The bench command runs end to end in quick mode and reports well-formed figures
+(no timing thresholds here: timings depend on the machine)."""
+import json
+import math
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from spacy_punctgen.bench import BUCKETS, SECTIONS, bucket_sentences, chain_sentences
+from spacy_punctgen.dp import tree_structure
+from spacy_punctgen.preprocess import preprocess_file
+
+from conftest import package_env
+
+SAMPLE = Path(__file__).resolve().parents[1] / "assets" / "sample"
+FIGURES = {"train_epoch", "train_peak_rss", "cython_vs_numpy_inside", "analysis_throughput",
+           "analysis_rss_growth", "scaling", "pipe_n_process_2"}
+
+
+@pytest.fixture(scope="module")
+def quick(tmp_path_factory):
+    out = tmp_path_factory.mktemp("bench")
+    md = out / "bench.md"
+    proc = subprocess.run([sys.executable, "-m", "spacy_punctgen", "bench", "--quick", "--json",
+                           "--data", str(SAMPLE), "--markdown", str(md)],
+                          cwd=out, env=package_env(), capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return json.loads(proc.stdout.strip().splitlines()[-1]), md.read_text(encoding="utf-8")
+
+
+def test_quick_bench_reports_every_figure(quick):
+    result, _ = quick
+    figures = result["figures"]
+    expected = set(FIGURES)
+    try:
+        import spacy_punctgen.decode  # noqa: F401
+        expected |= {"restore_slot", "restore_sample"}
+    except ImportError:
+        assert "decode" in result["restore_skipped"]
+    assert expected <= set(figures)
+    for name, fig in figures.items():
+        for key in ("value", "unit", "reference", "ratio", "ratio_meaning", "target", "met"):
+            assert key in fig, (name, key)
+        assert isinstance(fig["ratio"], float) and math.isfinite(fig["ratio"]) and fig["ratio"] > 0, name
+    assert figures["pipe_n_process_2"]["identical_outputs"] is True
+    assert figures["cython_vs_numpy_inside"]["max_relative_difference"] < 1e-8
+    assert [b["bucket"] for b in figures["scaling"]["buckets"]] == [f"{lo}-{hi}" for lo, hi in BUCKETS]
+    assert result["command"].startswith("python -m spacy_punctgen bench") and "--quick" in result["command"]
+    assert result["parser"]["pipe_names"] and "parser" in result["parser"]["pipe_names"]
+
+
+def test_markdown_table_names_the_command_and_every_figure(quick):
+    result, md = quick
+    assert result["command"] in md
+    for name in result["figures"]:
+        assert f"| {name} |" in md
+
+
+def test_unknown_section_is_refused():
+    from spacy_punctgen.bench import run_bench
+
+    with pytest.raises(ValueError, match="unknown section 'nope'"):
+        run_bench(str(SAMPLE), quick=True, sections=["nope"])
+    assert "training" in SECTIONS
+
+
+def test_chained_sentences_are_projective_trees_of_the_right_length():
+    sents, _ = preprocess_file(SAMPLE / "en_sample-ud-dev.conllu")
+    for lo, hi in BUCKETS:
+        out = bucket_sentences(sents, lo, hi, words=400, seed=1)
+        assert sum(len(s) for s in out) >= 400
+        for s in out:
+            assert lo <= len(s) <= hi
+            assert len(s.slots) == len(s) + 1
+            tree_structure(s.heads)  # raises unless a projective forest
+    s = chain_sentences(sents[:3])
+    assert s.words == [w for t in sents[:3] for w in t.words]
+    assert sum(h < 0 for h in s.heads) == sum(h < 0 for h in sents[0].heads)
