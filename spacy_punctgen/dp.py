@@ -67,6 +67,10 @@ class Lattice:
     ul: np.ndarray
     ur_ptr: np.ndarray
     ur: np.ndarray
+    # the largest symbol / puncteme id the lattice uses: a grammar given to the DP must cover
+    # them (the Cython core does not bounds-check)
+    max_symbol: int = 0
+    max_puncteme: int = 0
 
     @property
     def n_candidates(self) -> int:
@@ -180,6 +184,8 @@ def build_lattice(grammar: Grammar, heads: Sequence[int], slot_syms: Sequence[Se
         ul=i32(ul),
         ur_ptr=ur_ptr.astype(np.int32),
         ur=i32(ur),
+        max_symbol=max(flat) if flat else 0,
+        max_puncteme=int(allc.max()) if allc.size else 0,
     )
 
 
@@ -201,11 +207,20 @@ def _check_p(lat: Lattice, cand_p) -> np.ndarray:
     return p
 
 
+def _check_grammar(lat: Lattice, grammar: Grammar) -> None:
+    if lat.max_symbol >= grammar.n_symbols or lat.max_puncteme >= len(grammar.punctemes):
+        raise ValueError(f"the lattice uses symbol id {lat.max_symbol} and puncteme id {lat.max_puncteme}, "
+                         f"outside this grammar ({grammar.n_symbols} symbols, {len(grammar.punctemes)} "
+                         f"punctemes): build the lattice with the grammar you run the DP with")
+
+
 def _check_phi(grammar: Grammar, phi) -> np.ndarray:
     phi = np.ascontiguousarray(phi, dtype=np.float64)
     S = grammar.n_symbols
     if phi.shape != (S, S, 4):
         raise ValueError(f"phi must have shape ({S}, {S}, 4), got {phi.shape}")
+    if not np.isfinite(phi).all() or (phi < 0).any():  # else NaN or a wrong log p(x|T), silently
+        raise ValueError("channel probabilities phi must be finite and non-negative")
     return phi
 
 
@@ -217,6 +232,7 @@ def inside_outside(lat: Lattice, grammar: Grammar, cand_p, phi, r2l: bool, grad:
     counts when each candidate's weight is multiplied by exp(λ·tilt).
     """
     p = _check_p(lat, cand_p)
+    _check_grammar(lat, grammar)
     phi = _check_phi(grammar, phi)
     if lat.n_candidates == 0:
         S = grammar.n_symbols
@@ -229,6 +245,7 @@ def inside_outside(lat: Lattice, grammar: Grammar, cand_p, phi, r2l: bool, grad:
 def log_prob(lat: Lattice, grammar: Grammar, cand_p, phi, r2l: bool) -> float:
     """log p(x|T) only (inside pass)."""
     p = _check_p(lat, cand_p)
+    _check_grammar(lat, grammar)
     if lat.n_candidates == 0:
         return -np.inf
     return float(_dp.run_dp(lat, grammar, p, _check_phi(grammar, phi), bool(r2l), "sum", False, False)[0])
@@ -238,6 +255,7 @@ def viterbi(lat: Lattice, grammar: Grammar, cand_p, phi, r2l: bool) -> Tuple[flo
     """Best joint derivation (underlying tree and channel path): its log-probability and
     the chosen lattice candidate per node (-1 everywhere if x is impossible)."""
     p = _check_p(lat, cand_p)
+    _check_grammar(lat, grammar)
     best = np.full(lat.n, -1, dtype=np.int64)
     if lat.n_candidates == 0:
         return -np.inf, best
@@ -257,6 +275,7 @@ def sample_posterior(lat: Lattice, grammar: Grammar, cand_p, phi, r2l: bool, n_s
     Raises ValueError if x is impossible under the model (there is nothing to sample).
     """
     p = _check_p(lat, cand_p)
+    _check_grammar(lat, grammar)
     rng = np.random.default_rng(seed)
     uniforms = rng.random((int(n_samples), lat.n))
     if lat.n_candidates == 0:
