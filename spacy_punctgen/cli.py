@@ -21,6 +21,7 @@ _COMMAND_MODULES = [
     "spacy_punctgen.demo",
     "spacy_punctgen.convert",
     "spacy_punctgen.bench",
+    "spacy_punctgen.baselines.cli",
 ]
 
 _REGISTRY: Dict[str, dict] = {}

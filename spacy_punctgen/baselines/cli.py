@@ -1,0 +1,113 @@
+"""``punctgen baseline SYSTEM``: train (or load) a restoration baseline, predict the test
+split, write the predictions file and score it with :mod:`spacy_punctgen.metrics`.
+
+Dev is scored too, so hyperparameters (``--hyper key=value``) are tuned on dev with the
+same command.  ``--parsed-test`` replaces the test sentences' UPOS/XPOS/heads/relations
+by those of a parsed copy of the test file (same words), for systems that read them;
+purely lexical systems ignore it.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from pathlib import Path
+from typing import Dict, List
+
+from ..cli import command
+from ..metrics import gold_slots, restoration_report
+from ..predictions import record, write_predictions
+from . import SYSTEMS, get_system
+from .base import load_baseline
+from .slots import perplexity_per_slot
+
+
+def parse_hyper(items: List[str]) -> Dict:
+    out = {}
+    for item in items or []:
+        if "=" not in item:
+            raise ValueError(f"--hyper expects key=value, got {item!r}")
+        k, v = item.split("=", 1)
+        try:
+            out[k] = json.loads(v)
+        except json.JSONDecodeError:
+            out[k] = v
+    return out
+
+
+def apply_parse(gold, parsed, path) -> None:
+    """Copy the parsed file's annotations onto the gold sentences (words must agree)."""
+    if len(gold) != len(parsed):
+        raise ValueError(f"{path}: {len(parsed)} kept sentences, the test file has {len(gold)}")
+    for k, (g, p) in enumerate(zip(gold, parsed)):
+        if g.words != p.words:
+            raise ValueError(f"{path}: sentence {k} ({g.sent_id}) has different words than the test file")
+        g.upos, g.xpos, g.heads, g.deprels = p.upos, p.xpos, p.heads, p.deprels
+
+
+def score(system, sents) -> Dict:
+    pred = system.predict(sents)
+    rep = restoration_report(gold_slots(sents), pred)
+    lps = None
+    if system.probabilistic:
+        lps = system.slot_log_probs(sents)
+        rep["perplexity_per_slot"] = perplexity_per_slot(lps, sents)
+    return {"report": rep, "pred": pred, "logprobs": lps}
+
+
+def _arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("system", choices=sorted(SYSTEMS))
+    p.add_argument("--train", help="CoNLL-U file or UD folder (its *-ud-train.conllu)")
+    p.add_argument("--dev", help="CoNLL-U file or UD folder (its *-ud-dev.conllu)")
+    p.add_argument("--test", required=True, help="CoNLL-U file or UD folder (its *-ud-test.conllu)")
+    p.add_argument("--parsed-test", help="parsed copy of the test file (same words)")
+    p.add_argument("--predictions", help="write test predictions here (JSON Lines)")
+    p.add_argument("--hyper", action="append", default=[], metavar="KEY=VALUE",
+                   help="hyperparameter of the system (repeatable; values parsed as JSON)")
+    p.add_argument("--save", help="save the trained system to this directory")
+    p.add_argument("--load", help="load a saved system instead of training")
+
+
+@command("baseline", "Train/evaluate a restoration baseline (trivial, CRFs, neural taggers, spaCy tagger)",
+         _arguments)
+def baseline_cli(args) -> dict:
+    from ..train import load_split, resolve_split
+
+    t0 = time.perf_counter()
+    dev = load_split(resolve_split(args.dev, "dev"))[0] if args.dev else None
+    if args.load:
+        system = load_baseline(args.load)
+        if system.name != args.system:
+            raise ValueError(f"{args.load} holds a {system.name} system, not {args.system}")
+    else:
+        if not args.train:
+            raise ValueError("--train is required unless --load is given")
+        train = load_split(resolve_split(args.train, "train"))[0]
+        system = get_system(args.system)().fit(train, dev, **parse_hyper(args.hyper))
+    t_fit = time.perf_counter() - t0
+    if args.save:
+        system.to_disk(args.save)
+    test_path = resolve_split(args.test, "test")
+    test = load_split(test_path)[0]
+    if args.parsed_test:
+        apply_parse(test, load_split(resolve_split(args.parsed_test, "test"))[0], args.parsed_test)
+    result: Dict = {"system": args.system, "test_file": str(test_path),
+                    "hyper": getattr(system, "hyper", {}), "fit_seconds": round(t_fit, 1)}
+    if dev is not None:
+        result["dev"] = score(system, dev)["report"]
+    res = score(system, test)
+    result["test"] = res["report"]
+    if args.predictions:
+        lps = res["logprobs"] or [None] * len(test)
+        write_predictions(args.predictions, (record(p, s.sent_id, logprob=lp)
+                                             for p, s, lp in zip(res["pred"], test, lps)))
+        result["predictions"] = args.predictions
+    result["seconds"] = round(time.perf_counter() - t0, 1)
+    lines = [f"{args.system}: fit {result['fit_seconds']} s"]
+    for split in ("dev", "test"):
+        if split in result:
+            r = result[split]
+            ppl = f" ppl/slot {r['perplexity_per_slot']:.4f}" if "perplexity_per_slot" in r else ""
+            lines.append(f"{split}: AED {r['aed']:.4f} comma F1 {r['comma']['f1']:.4f}{ppl}")
+    result["_text"] = "\n".join(lines)
+    return result

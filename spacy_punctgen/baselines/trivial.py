@@ -1,0 +1,40 @@
+"""The trivial baseline of paper 000 §6.1: a period at the end, nothing else.
+
+"Period" is taken from the data: the most frequent final-slot string of the training
+sentences (``.`` for English/Chinese, ``।`` for Hindi), so one rule serves every language.
+"""
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+from typing import List
+
+from .base import Baseline, Prediction, sentences_or_fail
+from .slots import check_sentences, label_of, slot_of
+
+
+class TrivialBaseline(Baseline):
+    name = "trivial"
+
+    def __init__(self, final=(".",)):
+        self.final = tuple(final)
+
+    def fit(self, train_sents, dev_sents=None, **hyper) -> "TrivialBaseline":
+        if hyper:
+            raise ValueError(f"trivial takes no hyperparameters, got {sorted(hyper)}")
+        train = sentences_or_fail(train_sents, "training")
+        check_sentences(train)
+        counts = Counter(tuple(s.slots[-1]) for s in train)
+        self.final = max(counts, key=lambda s: (counts[s], label_of(s)))
+        return self
+
+    def predict(self, sents) -> List[Prediction]:
+        sents = list(sents)
+        check_sentences(sents)
+        return [[()] * len(s.words) + [self.final] for s in sents]
+
+    def _state(self) -> dict:
+        return {"final": label_of(self.final)}
+
+    def _load_state(self, state: dict, path: Path) -> None:
+        self.final = slot_of(state["final"])
