@@ -100,3 +100,111 @@ def test_bytes_and_disk_round_trip(nlp, tmp_path):
             out = other(d)
             assert out._.underlying_punct == ref._.underlying_punct
             assert out._.punct_logprob == ref._.punct_logprob
+
+
+# ---------------------------------------------------------------- bad input
+def parsed(nlp, words, heads, deps, pos, spaces=None, sent_starts=None):
+    return Doc(nlp.vocab, words=words, heads=heads, deps=deps, pos=pos, spaces=spaces, sent_starts=sent_starts)
+
+
+def snapshot(doc):
+    return [(t.text, t.whitespace_, t.pos_, t.tag_, t.dep_, t.head.i, t.is_sent_start) for t in doc]
+
+
+def test_empty_and_whitespace_docs_have_no_slots(nlp):
+    for doc in (Doc(nlp.vocab, words=[]), nlp.make_doc("   "), nlp.make_doc("\n\n")):
+        out = nlp(doc)
+        assert out._.underlying_punct == []
+        assert out._.punct_logprob == 0.0
+
+
+def test_one_word_doc(nlp):
+    doc = nlp(parsed(nlp, ["Hello"], [0], ["ROOT"], ["INTJ"]))
+    assert [e["slot"] for e in doc._.underlying_punct] == [0, 1]
+    assert all(e["surface"] == () for e in doc._.underlying_punct)
+    assert doc._.punct_logprob <= 0 and math.isfinite(doc._.punct_logprob)
+
+
+def test_punctuation_only_doc(nlp):
+    doc = nlp(parsed(nlp, ["...", "!"], [0, 0], ["ROOT", "punct"], ["PUNCT", "PUNCT"]))
+    assert doc._.underlying_punct == []  # no word, no slot: nothing sprouts it
+    assert doc._.punct_logprob == 0.0
+    assert doc[0]._.punct_left is None
+
+
+def test_several_sentences_in_one_doc(nlp):
+    docs = gold_docs(nlp, 3)
+    one = Doc.from_docs(docs)
+    assert len(list(one.sents)) == 3
+    out = nlp(one)
+    singles = [nlp(d) for d in gold_docs(nlp, 3)]
+    assert sorted({e["sentence"] for e in out._.underlying_punct}) == [0, 1, 2]
+    assert out._.punct_logprob == pytest.approx(sum(d._.punct_logprob for d in singles))
+    offset = 0
+    for si, d in enumerate(singles):
+        mine = [e for e in out._.underlying_punct if e["sentence"] == si]
+        assert [(e["underlying"], e["surface"]) for e in mine] == \
+            [(e["underlying"], e["surface"]) for e in d._.underlying_punct]
+        assert [e["after"] for e in mine] == [a if a is None else a + offset for a in
+                                              (e["after"] for e in d._.underlying_punct)]
+        offset += len(d)
+
+
+def test_input_tokens_and_annotations_are_not_mutated(nlp):
+    for doc in gold_docs(nlp, 6):
+        before = snapshot(doc)
+        nlp(doc)
+        assert snapshot(doc) == before
+
+
+def test_punct_heading_a_word_is_lifted_not_refused(nlp):
+    # "Yes - he came": the parser hung "he" below the dash
+    doc = parsed(nlp, ["Yes", "-", "he", "came"], [3, 3, 1, 3], ["discourse", "punct", "nsubj", "ROOT"],
+                 ["INTJ", "PUNCT", "PRON", "VERB"])
+    out = nlp(doc)
+    assert [e["surface"] for e in out._.underlying_punct] == [(), ("-",), (), ()]
+
+
+def test_pickled_pipeline_predicts_the_same(nlp):
+    import pickle
+
+    docs = [nlp(d) for d in gold_docs(nlp, 4)]
+    nlp2 = pickle.loads(pickle.dumps(nlp))
+    for d, ref in zip(gold_docs(nlp2, 4), docs):
+        out = nlp2(d)
+        assert out._.underlying_punct == ref._.underlying_punct
+        assert out._.punct_logprob == ref._.punct_logprob
+
+
+def test_bad_mode_is_a_clear_error():
+    with pytest.raises(ValueError, match="E008.*mode"):
+        spacy.blank("en").add_pipe("punctgen", config={"mode": "guess"})
+
+
+# ------------------------------------------------------- shipped default model
+def test_default_model_is_the_shipped_one(model_dir, monkeypatch):
+    from spacy_punctgen import component
+
+    monkeypatch.setattr(component, "shipped_model_path", lambda lang: model_dir if lang == "en" else None)
+    nlp = spacy.blank("en")
+    nlp.add_pipe("punctgen")
+    ref = spacy.blank("en")
+    ref.add_pipe("punctgen", config={"model": str(model_dir)})
+    for d in gold_docs(nlp, 3):
+        assert nlp(d)._.underlying_punct == ref(d)._.underlying_punct
+    fr = spacy.blank("fr")
+    fr.add_pipe("punctgen")
+    with pytest.raises(ValueError, match="E003.*'fr'"):
+        fr(Doc(fr.vocab, words=["Bonjour"], heads=[0], deps=["ROOT"], pos=["INTJ"]))
+
+
+def test_real_shipped_english_model_needs_no_config():
+    from spacy_punctgen.component import shipped_model_path
+
+    if shipped_model_path("en") is None:
+        pytest.skip("no English model ships in this checkout yet (spacy_punctgen/models/en_ewt)")
+    nlp = spacy.blank("en")
+    nlp.add_pipe("punctgen")
+    doc = nlp(gold_docs(nlp, 1)[0])
+    assert len(doc._.underlying_punct) == sum(1 for t in doc if t.pos_ != "PUNCT") + 1
+    assert math.isfinite(doc._.punct_logprob)
