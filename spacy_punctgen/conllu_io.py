@@ -46,6 +46,24 @@ def find_split(folder: PathLike, split: str) -> Optional[Path]:
     return hits[0] if hits else None
 
 
+def resolve_split(path: PathLike, split: Optional[str]) -> Path:
+    """A CoNLL-U file, or a UD folder together with ``split`` (its ``*-ud-{split}.conllu``).
+
+    The one place where commands turn a ``FILE|FOLDER`` argument into a file.
+    """
+    p = Path(path)
+    if p.is_dir():
+        if not split:
+            raise ValueError(f"{p} is a folder: say which file with --split train|dev|test")
+        hit = find_split(p, split)
+        if hit is None:
+            raise FileNotFoundError(f"{p}: no *-ud-{split}.conllu in this folder")
+        return hit
+    if not p.is_file():
+        raise FileNotFoundError(f"No such CoNLL-U file or folder: {p}")
+    return p
+
+
 def _space_after(misc) -> bool:
     return not (misc and misc.get("SpaceAfter") == "No")
 

@@ -35,7 +35,7 @@ from pathlib import Path
 from typing import List, Optional, Sequence, TextIO, Union
 
 from .cli import command
-from .conllu_io import UDSentence, find_split, read_conllu
+from .conllu_io import UDSentence, read_conllu, resolve_split
 from .preprocess import (
     OMIT_EMPTY, OMIT_NONLEAF, PunctSentence, detect_quote_xpos, is_punct, preprocess_sentence,
 )
@@ -99,21 +99,6 @@ def select_fraction(n: int, fraction: float, seed: int) -> List[int]:
         return list(range(n))
     k = min(n, max(1, round(fraction * n)))
     return sorted(random.Random(seed).sample(range(n), k))
-
-
-def resolve_input(path: PathLike, split: Optional[str]) -> Path:
-    """A CoNLL-U file, or a UD folder together with ``split`` (its ``*-ud-{split}.conllu``)."""
-    p = Path(path)
-    if p.is_dir():
-        if not split:
-            raise ValueError(f"{p} is a folder: say which file with --split train|dev|test")
-        hit = find_split(p, split)
-        if hit is None:
-            raise FileNotFoundError(f"{p}: no *-ud-{split}.conllu in this folder")
-        return hit
-    if not p.is_file():
-        raise FileNotFoundError(f"No such CoNLL-U file or folder: {p}")
-    return p
 
 
 def convert_file(
@@ -189,7 +174,7 @@ def _arguments(p: argparse.ArgumentParser) -> None:
 @command("convert", "Write UD trees (normal or depunctuated) as plain CoNLL-U for spaCy parser training",
          _arguments)
 def convert_cli(args) -> dict:
-    src = resolve_input(args.input, args.split)
+    src = resolve_split(args.input, args.split)
     result = convert_file(src, args.output, depunct=args.depunct, fraction=args.fraction,
                           seed=args.seed, slots_comment=not args.no_slots_comment)
     omitted = (f" ({result['omitted_nonleaf']} non-leaf and {result['omitted_empty']} empty omitted)"

@@ -16,7 +16,7 @@ from pathlib import Path
 from .cli import command
 from .model import PunctModel
 from .preprocess import preprocess_file
-from .train import resolve_split
+from .conllu_io import resolve_split
 
 
 def evaluate_model(model: PunctModel, path) -> dict:

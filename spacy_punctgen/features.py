@@ -95,6 +95,7 @@ from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 import numpy as np
 
 from .inventory import PunctInventory, relation_key
+from .trees import forest
 
 # ---------------------------------------------------------------------------
 # Symmetric marks (MODEL.md §4)
@@ -199,39 +200,12 @@ def _len_bucket(k: int) -> str:
     return "17+"
 
 
-def tree_info(heads: Sequence[int]):
-    """Children (sorted), spans, depth of each node of a projective forest (heads 0-based, -1 root)."""
-    n = len(heads)
-    children: List[List[int]] = [[] for _ in range(n)]
-    roots = []
-    for i, h in enumerate(heads):
-        (children[h] if h >= 0 else roots).append(i)
-    lo = list(range(n))
-    hi = list(range(n))
-    depth = [0] * n
-    order = []
-    stack = list(roots)
-    while stack:
-        w = stack.pop()
-        order.append(w)
-        for c in children[w]:
-            depth[c] = depth[w] + 1
-            stack.append(c)
-    if len(order) != n:
-        raise ValueError("heads do not form a forest")
-    for w in reversed(order):
-        h = heads[w]
-        if h >= 0:
-            lo[h] = min(lo[h], lo[w])
-            hi[h] = max(hi[h], hi[w])
-    return children, sorted(roots), lo, hi, depth
-
-
 def node_contexts(sentence, inventory: PunctInventory, templates: Sequence[str]) -> List[List[str]]:
     """The context strings of every node of one :class:`PunctSentence` (see the docstring table)."""
     heads = list(sentence.heads)
     n = len(heads)
-    children, roots, lo, hi, depth = tree_info(heads)
+    fo = forest(heads)
+    children, roots, lo, hi, depth = fo.children, fo.roots, fo.first, fo.last, fo.depth
     upos = list(sentence.upos)
     full = [d.lower() for d in sentence.deprels]
     base = [relation_key(d) for d in full]
@@ -465,11 +439,19 @@ class FeatureExtractor:
     def n_units(self) -> int:
         return len(self._unit_rel)
 
+    def _unit_arrays(self) -> Tuple[np.ndarray, np.ndarray]:
+        """The units' hashes and relations as arrays (rebuilt only after new units)."""
+        cached = self.__dict__.get("_unit_arr")
+        if cached is None or cached[0].size != len(self._unit_hash):
+            cached = self._unit_arr = (np.array(self._unit_hash, dtype=np.uint64),
+                                       np.array(self._unit_rel, dtype=np.int64))
+        return cached
+
     def unit_hashes(self, uids: np.ndarray) -> np.ndarray:
-        return np.array([self._unit_hash[u] for u in np.asarray(uids).ravel()], dtype=np.uint64)
+        return self._unit_arrays()[0][np.asarray(uids, dtype=np.int64).ravel()]
 
     def unit_relations(self, uids: np.ndarray) -> np.ndarray:
-        return np.array([self._unit_rel[u] for u in np.asarray(uids).ravel()], dtype=np.int64)
+        return self._unit_arrays()[1][np.asarray(uids, dtype=np.int64).ravel()]
 
     def unit_string(self, uid: int) -> str:
         return self._unit_str[uid]

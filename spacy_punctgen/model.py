@@ -56,10 +56,16 @@ from .inventory import PunctInventory
 from .preprocess import PunctSentence
 
 FORMAT_NAME = "spacy-punctgen-model"
-FORMAT_VERSION = 1
+#: version 2: the feature dictionary stored factorised (distinct context / property hashes), a
+#: deflated params.npz, optional float16 θ.  Version 1 files (flat hash arrays) are still read.
+FORMAT_VERSION = 2
+READABLE_VERSIONS = (1, 2)
 MODES = ("full", "attach")
+THETA_DTYPES = ("float32", "float16")
 CFG_FILE, INVENTORY_FILE, PARAMS_FILE = "cfg.json", "inventory.json", "params.npz"
-_PARAM_NAMES = ("theta", "psi", "feature_ctx", "feature_prop", "backoff_tok_logp", "backoff_len_logp")
+_PARAM_NAMES = ("theta", "psi", "ctx_keys", "ctx_counts", "prop_keys", "prop_idx",
+                "backoff_tok_logp", "backoff_len_logp")
+_PARAM_NAMES_V1 = ("theta", "psi", "feature_ctx", "feature_prop", "backoff_tok_logp", "backoff_len_logp")
 
 
 @dataclass
@@ -114,6 +120,7 @@ class PunctModel:
         backoff_eps: float = 1e-6,
         smooth_delta: float = 0.0,
         meta: Optional[dict] = None,
+        theta_dtype: str = "float32",
     ):
         if mode not in MODES:
             raise ValueError(f"mode must be one of {MODES}, not {mode!r}")
@@ -127,6 +134,9 @@ class PunctModel:
         if not 0.0 <= self.smooth_delta < 1.0:
             raise ValueError(f"smooth_delta must be in [0, 1), not {smooth_delta}")
         self.meta: dict = dict(meta or {})
+        if theta_dtype not in THETA_DTYPES:
+            raise ValueError(f"theta_dtype must be one of {THETA_DTYPES}, not {theta_dtype!r}")
+        self.theta_dtype = theta_dtype  # how θ is stored on disk (in memory it is always float32)
         # the grammar's punctemes are V plus one extra: the single unknown-symbol puncteme
         # (<unk>), used only by evaluation-time smoothing
         self.unk_puncteme = len(inventory.punctemes)
@@ -476,6 +486,24 @@ class PunctModel:
         return sorted(out, key=lambda t: -t[2])
 
     # ---------------------------------------------------------- persistence
+    def compacted(self, threshold: float = 0.0, float16: bool = False) -> "PunctModel":
+        """A copy without the features whose ``|θ| <= threshold`` (they then weigh 0), with θ
+        rounded to float16 (and stored so) if ``float16``.  For shipping: the caller checks that
+        predictions stay within its tolerance.  The copy shares the feature extractor, so
+        sentences prepared for this model stay valid for it."""
+        keep = np.abs(self.theta) > threshold
+        clone = PunctModel.__new__(PunctModel)
+        clone.__dict__.update(self.__dict__)
+        clone._set_index(FeatureIndex(self.index.ctx[keep], self.index.prop[keep]))
+        theta = self.theta[keep]
+        if float16:
+            theta = theta.astype(np.float16).astype(np.float32)
+        clone.theta = np.ascontiguousarray(theta, dtype=np.float32)
+        clone.psi = self.psi.copy()
+        clone.meta = dict(self.meta)
+        clone.theta_dtype = "float16" if float16 else self.theta_dtype
+        return clone
+
     def _cfg(self) -> dict:
         return {
             "format": FORMAT_NAME,
@@ -488,27 +516,62 @@ class PunctModel:
             "features": self.feature_config.to_dict(),
             "n_features": self.n_features,
             "n_symbols": self.n_symbols,
+            "theta_dtype": self.theta_dtype,
             "meta": self.meta,
         }
 
     def _params(self) -> Dict[str, np.ndarray]:
+        """The arrays of params.npz.  The sorted feature dictionary is stored factorised: the
+        distinct context hashes with their feature counts, and per feature the index of its
+        property hash among the distinct ones (a few thousand)."""
+        ctx, prop = self.index.ctx, self.index.prop
+        ctx_keys, ctx_counts = np.unique(ctx, return_counts=True)  # ctx is sorted
+        prop_keys, prop_idx = np.unique(prop, return_inverse=True)
+        idx_dtype = np.uint16 if prop_keys.size <= 1 << 16 else np.uint32
         return {
-            "theta": np.ascontiguousarray(self.theta, dtype=np.float32),
+            "theta": np.ascontiguousarray(self.theta, dtype=np.dtype(self.theta_dtype)),
             "psi": np.ascontiguousarray(self.psi, dtype=np.float32),
-            "feature_ctx": np.ascontiguousarray(self.index.ctx, dtype=np.uint64),
-            "feature_prop": np.ascontiguousarray(self.index.prop, dtype=np.uint64),
+            "ctx_keys": np.ascontiguousarray(ctx_keys, dtype=np.uint64),
+            "ctx_counts": np.ascontiguousarray(ctx_counts, dtype=np.uint32),
+            "prop_keys": np.ascontiguousarray(prop_keys, dtype=np.uint64),
+            "prop_idx": np.ascontiguousarray(prop_idx.ravel(), dtype=idx_dtype),
             "backoff_tok_logp": np.ascontiguousarray(self.backoff_tok_logp, dtype=np.float64),
             "backoff_len_logp": np.ascontiguousarray(self.backoff_len_logp, dtype=np.float64),
         }
+
+    @staticmethod
+    def _feature_arrays(params: Dict[str, np.ndarray], version: int, F: int, where: str
+                        ) -> Tuple[np.ndarray, np.ndarray]:
+        """The flat (ctx, prop) hash arrays of the feature dictionary, from either layout."""
+        def bad(name):
+            return ValueError(f"{where}: array {name!r} has the wrong shape or dtype for this model "
+                              f"(n_features={F})")
+
+        if version == 1:
+            for name in ("feature_ctx", "feature_prop"):
+                if params[name].dtype != np.uint64 or params[name].shape != (F,):
+                    raise bad(name)
+            return params["feature_ctx"], params["feature_prop"]
+        ck, cc, pk, pi = (params[k] for k in ("ctx_keys", "ctx_counts", "prop_keys", "prop_idx"))
+        if ck.dtype != np.uint64 or ck.ndim != 1:
+            raise bad("ctx_keys")
+        if cc.dtype != np.uint32 or cc.shape != ck.shape or int(cc.sum(dtype=np.int64)) != F:
+            raise bad("ctx_counts")
+        if pk.dtype != np.uint64 or pk.ndim != 1:
+            raise bad("prop_keys")
+        if pi.dtype not in (np.uint16, np.uint32) or pi.shape != (F,) or (F and int(pi.max()) >= pk.size):
+            raise bad("prop_idx")
+        return np.repeat(ck, cc.astype(np.int64)), pk[pi.astype(np.int64)]
 
     @classmethod
     def _build(cls, cfg: dict, inv_data: dict, params: Dict[str, np.ndarray], where: Dict[str, str]
                ) -> "PunctModel":
         if not isinstance(cfg, dict) or cfg.get("format") != FORMAT_NAME:
             raise ValueError(f"{where['cfg']}: not a {FORMAT_NAME} configuration")
-        if cfg.get("version") != FORMAT_VERSION:
-            raise ValueError(f"{where['cfg']}: unsupported format version {cfg.get('version')!r} "
-                             f"(this code reads version {FORMAT_VERSION})")
+        version = cfg.get("version")
+        if version not in READABLE_VERSIONS:
+            raise ValueError(f"{where['cfg']}: unsupported format version {version!r} "
+                             f"(this code reads versions {', '.join(map(str, READABLE_VERSIONS))})")
         try:
             inventory = PunctInventory.from_dict(inv_data)
         except (KeyError, TypeError, ValueError, AttributeError) as err:
@@ -517,19 +580,22 @@ class PunctModel:
             model = cls(inventory, FeatureConfig.from_dict(cfg["features"]), mode=cfg["mode"],
                         direction=cfg["direction"], xi=cfg["xi"], backoff_eps=cfg["backoff_eps"],
                         smooth_delta=cfg.get("smooth_delta", 0.0),
-                        meta=cfg.get("meta") or {})
+                        meta=cfg.get("meta") or {}, theta_dtype=cfg.get("theta_dtype", "float32"))
         except (KeyError, TypeError) as err:
             raise ValueError(f"{where['cfg']}: missing or bad field ({err})") from None
-        missing = [k for k in _PARAM_NAMES if k not in params]
+        except ValueError as err:
+            raise ValueError(f"{where['cfg']}: {err}") from None
+        names = _PARAM_NAMES_V1 if version == 1 else _PARAM_NAMES
+        missing = [k for k in names if k not in params]
         if missing:
             raise ValueError(f"{where['params']}: missing arrays {missing}")
         S = model.n_symbols
-        F = int(cfg.get("n_features", -1))
+        F = cfg.get("n_features", -1)
+        if not isinstance(F, int) or F < 0:
+            raise ValueError(f"{where['cfg']}: bad n_features {F!r}")
         checks = [
-            (params["theta"].dtype == np.float32 and params["theta"].shape == (F,), "theta"),
+            (params["theta"].dtype == np.dtype(model.theta_dtype) and params["theta"].shape == (F,), "theta"),
             (params["psi"].dtype == np.float32 and params["psi"].shape == (S, S, 4), "psi"),
-            (params["feature_ctx"].dtype == np.uint64 and params["feature_ctx"].shape == (F,), "feature_ctx"),
-            (params["feature_prop"].dtype == np.uint64 and params["feature_prop"].shape == (F,), "feature_prop"),
             (params["backoff_tok_logp"].shape == (S,), "backoff_tok_logp"),
             (params["backoff_len_logp"].ndim == 1 and params["backoff_len_logp"].size >= 2, "backoff_len_logp"),
         ]
@@ -537,11 +603,12 @@ class PunctModel:
             if not ok:
                 raise ValueError(f"{where['params']}: array {name!r} has the wrong shape or dtype "
                                  f"for this model (n_features={F}, n_symbols={S})")
+        ctx, prop = cls._feature_arrays(params, version, F, where["params"])
         try:
-            model._set_index(FeatureIndex(params["feature_ctx"], params["feature_prop"]))
+            model._set_index(FeatureIndex(ctx, prop))
         except ValueError as err:
             raise ValueError(f"{where['params']}: {err}") from None
-        model.theta = params["theta"].copy()
+        model.theta = params["theta"].astype(np.float32)
         model.psi = params["psi"].copy()
         model.backoff_tok_logp = params["backoff_tok_logp"].astype(np.float64)
         model.backoff_len_logp = params["backoff_len_logp"].astype(np.float64)
@@ -549,15 +616,15 @@ class PunctModel:
 
     @staticmethod
     def _npz_bytes(params: Dict[str, np.ndarray]) -> bytes:
-        """A deterministic .npz (fixed timestamps, fixed order) readable by ``np.load``."""
+        """A deterministic, deflated .npz (fixed timestamps, fixed order) readable by ``np.load``."""
         buf = io.BytesIO()
-        with zipfile.ZipFile(buf, "w", compression=zipfile.ZIP_STORED) as zf:
+        with zipfile.ZipFile(buf, "w") as zf:
             for name in _PARAM_NAMES:
                 arr_buf = io.BytesIO()
                 np.lib.format.write_array(arr_buf, params[name], allow_pickle=False)
                 info = zipfile.ZipInfo(f"{name}.npy", date_time=(1980, 1, 1, 0, 0, 0))
                 info.external_attr = 0o644 << 16
-                zf.writestr(info, arr_buf.getvalue())
+                zf.writestr(info, arr_buf.getvalue(), compress_type=zipfile.ZIP_DEFLATED, compresslevel=6)
         return buf.getvalue()
 
     @staticmethod

@@ -34,11 +34,15 @@ from typing import Callable, Dict, List, Optional, Sequence, Tuple
 import numpy as np
 
 from .cli import command
-from .conllu_io import find_split
+from .conllu_io import resolve_split  # noqa: F401  (also imported from here by demo, bench, evaluate_restore)
 from .features import ALL_TEMPLATES, DEFAULT_TEMPLATES, FeatureConfig, PAIR_PROPERTIES
 from .inventory import PunctInventory
+from .lazy_adam import LazyAdam
 from .model import PunctModel, Prepared
 from .preprocess import PrepStats, PunctSentence, detect_quote_xpos, preprocess_sentences
+
+
+OPTIMIZERS = ("lazy", "dense")
 
 
 @dataclass
@@ -56,10 +60,12 @@ class TrainConfig:
     psi_init: float = 1.0  # std of ψ's initial N(0, ·) (paper: 1)
     psi_keep_bias: float = 0.0  # added to the initial keep logits (start near the identity channel)
     psi_lr_scale: float = 1.0  # ψ's learning rate = lr * psi_lr_scale (ψ is small and dense)
-    grad_clip: float = 0.0  # thinc's gradient-norm clipping; 0 = off
+    grad_clip: float = 0.0  # thinc's gradient-norm clipping (dense optimizer only); 0 = off
+    optimizer: str = "lazy"  # θ's optimizer: lazy (sparse, see lazy_adam.py) | dense (thinc Adam)
     average: bool = False  # evaluate / keep thinc's moving averages of the parameters
     smooth_delta: float = 1e-3  # evaluation-time smoothing mass (see model.py); 0 = off
     patience: int = 0  # stop after this many epochs without a better dev perplexity; 0 = never
+    max_seconds: float = 0.0  # stop before an epoch that would end past this training time; 0 = never
     min_count: int = 5
     pairs_mode: str = "halves"
     templates: Optional[List[str]] = None
@@ -114,10 +120,22 @@ def train_one(model: PunctModel, train: Sequence[Prepared], dev: Sequence[Prepar
 
     Returns the model and a history dict.
     """
-    from thinc.api import Adam
-
+    if cfg.optimizer not in OPTIMIZERS:
+        raise ValueError(f"optimizer must be one of {OPTIMIZERS}, not {cfg.optimizer!r}")
+    if cfg.optimizer == "lazy" and cfg.grad_clip:
+        raise ValueError("--grad-clip needs --optimizer dense (the lazy optimizer never sees the whole gradient)")
     rng = np.random.default_rng(cfg.seed + 1)
-    opt = Adam(cfg.lr, L2=0.0, grad_clip=cfg.grad_clip, use_averages=cfg.average)
+    if cfg.optimizer == "lazy":  # one implementation for θ (sparse steps) and ψ (every entry, every step)
+        opt = None
+        lazy = LazyAdam(model.n_features, cfg.lr, average=cfg.average)
+        lazy_psi = LazyAdam(model.psi.size, cfg.lr * cfg.psi_lr_scale, average=cfg.average)
+        model.psi = np.ascontiguousarray(model.psi)  # stepped in place through a flat view
+        psi_all = np.arange(model.psi.size, dtype=np.int64)
+    else:
+        from thinc.api import Adam
+
+        opt = Adam(cfg.lr, L2=0.0, grad_clip=cfg.grad_clip, use_averages=cfg.average)
+        lazy = lazy_psi = None
     N = len(train)
     per_epoch = N if cfg.sentences_per_epoch <= 0 else min(cfg.sentences_per_epoch, N)
     order = rng.permutation(N)
@@ -130,8 +148,10 @@ def train_one(model: PunctModel, train: Sequence[Prepared], dev: Sequence[Prepar
         best["perplexity"] = dev_res["perplexity_per_slot"]
         _log(f"[{tag}] epoch 0: dev perplexity/slot {best['perplexity']:.4f}", cfg.progress)
     t_train = 0.0
+    t_start = time.perf_counter()
     for epoch in range(1, cfg.epochs + 1):
         t0 = time.perf_counter()
+        c0 = time.process_time()
         idx = []
         while len(idx) < per_epoch:
             take = min(per_epoch - len(idx), N - cursor)
@@ -148,11 +168,16 @@ def train_one(model: PunctModel, train: Sequence[Prepared], dev: Sequence[Prepar
             l2 = cfg.l2 * len(batch) / N
             res = model.objective_and_gradient(batch, l2=l2, xi=cfg.xi, sparse=True)
             # minimise −objective: gradient 2ς'θ − Σ data part
-            g = model.theta * np.float32(2.0 * l2)
-            np.add.at(g, res.theta_idx, (-res.theta_val).astype(np.float32))
-            model.theta, _ = opt((1, "theta"), model.theta, g)
-            if full:
-                gpsi = (-res.grad_psi).astype(np.float32)  # L2 already inside grad_psi
+            if lazy is not None:
+                lazy.step(model.theta, res.theta_idx, -res.theta_val, l2=l2)
+            else:
+                g = model.theta * np.float32(2.0 * l2)
+                np.add.at(g, res.theta_idx, (-res.theta_val).astype(np.float32))
+                model.theta, _ = opt((1, "theta"), model.theta, g)
+            if full and lazy_psi is not None:  # L2 already inside grad_psi
+                lazy_psi.step(model.psi.reshape(-1), psi_all, -res.grad_psi.ravel())
+            elif full:
+                gpsi = (-res.grad_psi).astype(np.float32)
                 model.psi, _ = opt((2, "psi"), model.psi, gpsi, lr_scale=cfg.psi_lr_scale)
             tot_obj += res.objective
             tot_ll += res.loglik
@@ -162,6 +187,7 @@ def train_one(model: PunctModel, train: Sequence[Prepared], dev: Sequence[Prepar
             bar.update(len(batch), ppl=f"{math.exp(-tot_ll / max(tot_slots, 1)):.4f}")
         bar.close()
         t_epoch = time.perf_counter() - t0
+        c_epoch = time.process_time() - c0
         t_train += t_epoch
         rec = {
             "epoch": epoch,
@@ -169,11 +195,19 @@ def train_one(model: PunctModel, train: Sequence[Prepared], dev: Sequence[Prepar
             "train_perplexity_per_slot": math.exp(-tot_ll / max(tot_slots, 1)),
             "train_expected_unmatched": tot_unm,
             "train_impossible": n_imp,
-            "seconds": round(t_epoch, 3),
+            "seconds": round(t_epoch, 3),  # wall clock of the training pass (no dev evaluation)
+            "cpu_seconds": round(c_epoch, 3),  # CPU time of this process in that pass
         }
+        if lazy is not None:
+            lazy.sync(model.theta)
+            lazy_psi.sync(model.psi.reshape(-1))
         if dev:
             live = (model.theta, model.psi)
-            if cfg.average:  # score (and keep) the moving averages
+            if cfg.average and lazy is not None:  # score (and keep) the moving averages
+                model.theta = lazy.averages(model.theta)
+                if full:
+                    model.psi = lazy_psi.averages(model.psi.reshape(-1)).reshape(model.psi.shape)
+            elif cfg.average:
                 model.theta = opt.averages[(1, "theta")].copy()
                 if full:
                     model.psi = opt.averages[(2, "psi")].copy()
@@ -187,9 +221,13 @@ def train_one(model: PunctModel, train: Sequence[Prepared], dev: Sequence[Prepar
         history.append(rec)
         _log(f"[{tag}] epoch {epoch}: train ppl {rec['train_perplexity_per_slot']:.4f}"
              + (f", dev ppl {rec['dev_perplexity_per_slot']:.4f}" if dev else "")
-             + f", E[unmatched] {tot_unm:.2f}, {t_epoch:.1f}s", cfg.progress)
+             + f", E[unmatched] {tot_unm:.2f}, {t_epoch:.1f}s ({c_epoch:.1f}s CPU)", cfg.progress)
         if dev and cfg.patience > 0 and epoch - best["epoch"] >= cfg.patience:
             _log(f"[{tag}] no dev improvement for {cfg.patience} epoch(s): stopping", cfg.progress)
+            break
+        spent = time.perf_counter() - t_start
+        if cfg.max_seconds > 0 and epoch < cfg.epochs and spent + spent / epoch > cfg.max_seconds:
+            _log(f"[{tag}] another epoch would pass --max-seconds {cfg.max_seconds:g}: stopping", cfg.progress)
             break
     if dev:
         model.theta, model.psi = best["theta"], best["psi"]
@@ -301,19 +339,6 @@ def _clone_with_direction(model: PunctModel, direction: str) -> PunctModel:
 
 
 # ----------------------------------------------------------------------- CLI
-def resolve_split(path: str, split: str) -> Path:
-    """A CoNLL-U file, or a UD folder holding ``*-ud-{split}.conllu``."""
-    p = Path(path)
-    if p.is_dir():
-        hit = find_split(p, split)
-        if hit is None:
-            raise FileNotFoundError(f"{p}: no *-ud-{split}.conllu in this folder")
-        return hit
-    if not p.exists():
-        raise FileNotFoundError(f"No such file or folder: {p}")
-    return p
-
-
 def load_split(path) -> Tuple[List[PunctSentence], PrepStats, bool]:
     """Preprocess one CoNLL-U file; also say whether its quote directions came from XPOS."""
     from .conllu_io import read_conllu
@@ -345,10 +370,14 @@ def _arguments(p: argparse.ArgumentParser) -> None:
                    help="added to the initial 'keep' logits (0 = paper's plain N(0,1) start)")
     p.add_argument("--psi-lr-scale", type=float, default=d.psi_lr_scale,
                    help="learning-rate multiplier for the channel parameters ψ")
-    p.add_argument("--grad-clip", type=float, default=d.grad_clip)
+    p.add_argument("--grad-clip", type=float, default=d.grad_clip, help="gradient-norm clipping (dense only)")
+    p.add_argument("--optimizer", choices=OPTIMIZERS, default=d.optimizer,
+                   help="θ's Adam: lazy = sparse steps on the features a batch uses (fast); dense = thinc")
     p.add_argument("--average", action="store_true", help="score and keep moving averages of the parameters")
     p.add_argument("--patience", type=int, default=d.patience,
                    help="stop after this many epochs without a better dev perplexity (0 = never)")
+    p.add_argument("--max-seconds", type=float, default=d.max_seconds,
+                   help="stop before an epoch (with its dev evaluation) that would end past this many seconds")
     p.add_argument("--smooth-delta", type=float, default=d.smooth_delta,
                    help="evaluation-time smoothing: mass given to pairs outside W_d (0 = off)")
     p.add_argument("--min-count", type=int, default=d.min_count, help="rare-word threshold")
@@ -366,8 +395,9 @@ def train_cli(args) -> dict:
                       batch_size=args.batch_size, sentences_per_epoch=args.sentences_per_epoch,
                       xi=args.xi, l2=args.l2, seed=args.seed, theta_init=args.theta_init,
                       psi_init=args.psi_init, psi_keep_bias=args.psi_keep_bias, psi_lr_scale=args.psi_lr_scale, grad_clip=args.grad_clip,
+                      optimizer=args.optimizer,
                       average=args.average, smooth_delta=args.smooth_delta,
-                      patience=args.patience, min_count=args.min_count,
+                      patience=args.patience, max_seconds=args.max_seconds, min_count=args.min_count,
                       pairs_mode=args.pairs_mode, templates=templates, jobs=args.jobs,
                       progress=not args.quiet)
     if cfg.epochs < 0 or cfg.batch_size < 1:

@@ -176,7 +176,7 @@ def test_inner_features_keep_p_x_given_T_normalised(mode, direction):
     import itertools
 
     from spacy_punctgen.features import DEFAULT_TEMPLATES, FeatureConfig
-    from spacy_punctgen.features import tree_info
+    from spacy_punctgen.trees import forest
     from test_features import _S
 
     sents = toy_sentences()
@@ -190,7 +190,8 @@ def test_inner_features_keep_p_x_given_T_normalised(mode, direction):
     prep = model.prepare(base)
     tables = [model.extractor.rel_tables[int(r)] for r in prep.rel_ids]
     pm = inv.punctemes
-    children, roots, lo, hi, depth = tree_info(base.heads)
+    fo = forest(base.heads)
+    lo, hi = fo.first, fo.last
     phi = model.phi()
     sym = inv.symbol_id
     # every reachable surface per slot

@@ -1,0 +1,133 @@
+"""Lazy (sparse) Adam for θ: each step touches only the features active in the batch.
+
+Why not thinc's ``Adam``: it updates the whole parameter array on every call.  θ
+has millions of weights (3.6M for en_ewt) of which a 5-sentence batch uses a few
+percent, so a dense update per batch cost several times the DP itself.  thinc has
+no sparse-row optimizer, hence this module.
+
+What it computes.  A feature whose data gradient is zero for ``k`` steps would,
+under dense Adam *without* L2, see its moments decay (``m·β1^k``, ``v·β2^k``) and
+keep drifting with its momentum.  Both are applied, in closed form, the next time
+the feature is used (or at :meth:`sync`): the drift is
+``Σ_{s=1..k} lr_s · β1^s m / (β2^{s/2} √v + ε)``, summed as a geometric series
+with the (bias-corrected) rate of the first skipped step.  Because an inactive
+feature does not influence the batches it skips, this deferred update equals
+dense Adam up to ``ε`` and the slow drift of Adam's bias correction inside the
+skipped window.  The exception is the L2 term, whose gradient ``2ς'θ`` is dense:
+it is applied *delayed* -- a feature used after ``k`` steps gets ``k·2ς'θ`` once
+(θ was constant in between, so this is exactly the sum of the skipped L2
+gradients, taken in one step instead of ``k``).
+
+Parameter averaging follows thinc (``ema ← ema − (1 − d_t)(ema − θ)`` with
+``d_t = min(0.9999, (1 + t)/(10 + t))``); over a skipped window θ is constant
+except for the momentum drift, so the window's decays are applied at once
+(prefix sums of ``log d_t``) toward the caught-up θ.
+
+Parameters, moments and averages are float32 like thinc's; step arithmetic is
+float64 and then stored.  Everything is deterministic.
+"""
+from __future__ import annotations
+
+import math
+from typing import Optional, Tuple
+
+import numpy as np
+
+
+class LazyAdam:
+    """Adam over one float32 vector with sparse steps; see the module docstring."""
+
+    def __init__(self, size: int, lr: float, b1: float = 0.9, b2: float = 0.999, eps: float = 1e-8,
+                 average: bool = False):
+        self.lr, self.b1, self.b2, self.eps = float(lr), float(b1), float(b2), float(eps)
+        self.t = 0
+        self.m = np.zeros(size, dtype=np.float32)
+        self.v = np.zeros(size, dtype=np.float32)
+        self.last = np.zeros(size, dtype=np.int64)  # step up to which each feature is current
+        self.ema: Optional[np.ndarray] = np.zeros(size, dtype=np.float32) if average else None
+        self._slot = np.full(size, -1, dtype=np.int64)  # scratch for de-duplicating ids
+        self._tables(1024)
+
+    def _tables(self, n: int) -> None:
+        """Per-step constants for steps/gaps 0..n-1 (lookups are much cheaper than array powers)."""
+        k = np.arange(n, dtype=np.float64)
+        r = self.b1 / math.sqrt(self.b2)
+        self._pow1 = self.b1 ** k  # β1^k
+        self._pow2 = self.b2 ** k  # β2^k
+        self._geo = r * (1.0 - r ** k) / (1.0 - r)  # Σ_{s=1..k} r^s, r = β1/√β2
+        with np.errstate(divide="ignore", invalid="ignore"):
+            rate = self.lr * np.sqrt(1.0 - self._pow2) / (1.0 - self._pow1)  # thinc's bias correction
+        rate[0] = 0.0
+        self._rate = rate
+        d = np.minimum(0.9999, (1.0 + k) / (10.0 + k))  # thinc's averaging decay at step k
+        d[0] = 1.0
+        self._decay = d
+        self._keep = np.exp(np.cumsum(np.log(d)))  # Π_{s≤k} d_s
+
+    def _dedupe(self, idx: np.ndarray, grad: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
+        """Distinct ids and summed values, in O(len(idx)) (no sort)."""
+        slot = self._slot
+        pos = np.arange(idx.size, dtype=np.int64)
+        slot[idx] = pos
+        rep = slot[idx]  # each entry -> the position representing its id
+        first = rep == pos
+        uniq = idx[first]
+        new_id = np.cumsum(first) - 1
+        g = np.bincount(new_id[rep], weights=grad, minlength=uniq.size)
+        slot[uniq] = -1
+        return uniq, g
+
+    def step(self, theta: np.ndarray, idx: np.ndarray, grad: np.ndarray, l2: float = 0.0) -> None:
+        """One Adam step, in place, on features ``idx`` with data gradient ``grad`` (of the loss
+        to *minimise*; repeated ids are summed); ``l2`` is this step's ς' of ``ς'‖θ‖²``."""
+        idx, g64 = self._dedupe(np.asarray(idx, dtype=np.int64), np.asarray(grad, dtype=np.float64))
+        self.t += 1
+        t = self.t
+        if t + 1 >= self._rate.size:
+            self._tables(2 * self._rate.size)
+        last = self.last[idx]
+        gap = t - 1 - last  # steps with zero data gradient since the feature was current
+        # catch up over the gap: momentum drift, moment decay, averages
+        m = self.m[idx]
+        v = self.v[idx]
+        th = theta[idx]
+        drift = (self._rate[last + 1] * self._geo[gap]).astype(np.float32) * m / (np.sqrt(v) + np.float32(self.eps))
+        th -= drift
+        m *= self._pow1[gap].astype(np.float32)
+        v *= self._pow2[gap].astype(np.float32)
+        # this step: data gradient + the L2 gradients owed since `last` (θ was constant)
+        g = g64.astype(np.float32) + np.float32(2.0 * l2) * (gap + 1).astype(np.float32) * th
+        m *= np.float32(self.b1)
+        m += np.float32(1.0 - self.b1) * g
+        v *= np.float32(self.b2)
+        v += np.float32(1.0 - self.b2) * g * g
+        th_new = th - np.float32(self._rate[t]) * m / (np.sqrt(v) + np.float32(self.eps))
+        self.m[idx], self.v[idx], theta[idx] = m, v, th_new
+        if self.ema is not None:
+            ema = self.ema[idx]
+            keep = (self._keep[t - 1] / self._keep[last]).astype(np.float32)
+            ema = th + (ema - th) * keep
+            ema -= np.float32(1.0 - self._decay[t]) * (ema - th_new)
+            self.ema[idx] = ema
+        self.last[idx] = t
+
+    def sync(self, theta: np.ndarray) -> None:
+        """Bring every feature to the current step (before evaluating or saving θ)."""
+        t = self.t
+        last = self.last
+        gap = t - last
+        drift = (self._rate[last + 1] * self._geo[gap]).astype(np.float32) * self.m / (np.sqrt(self.v) + np.float32(self.eps))
+        theta -= drift
+        self.m *= self._pow1[gap].astype(np.float32)
+        self.v *= self._pow2[gap].astype(np.float32)
+        if self.ema is not None:
+            keep = (self._keep[t] / self._keep[last]).astype(np.float32)
+            self.ema[:] = theta + (self.ema - theta) * keep
+        self.last[:] = t
+
+    def averages(self, theta: np.ndarray) -> np.ndarray:
+        """A copy of the moving averages at the current step (syncs ``theta`` first)."""
+        if self.ema is None:
+            raise ValueError("this optimizer keeps no averages (average=False)")
+        self.sync(theta)
+        return self.ema.copy()
