@@ -133,3 +133,28 @@ def test_cli_writes_predictions_and_scores(tmp_path):
     bad = subprocess.run(cmd[:5] + ["--test", str(SAMPLE), "--json"],
                          capture_output=True, text=True, env=package_env(), cwd=tmp_path)
     assert bad.returncode == 1 and "--train is required" in bad.stderr
+
+
+def test_mbr_minimises_expected_edit_distance():
+    labels = SlotLabels([label_of(()), label_of((",",)), label_of((",", "”")), "<unk>"], [",", "”"])
+    # 40% "," and 35% ", ”": the single most likely string is empty, but "," has the least risk
+    marg = np.array([[0.25, 0.40, 0.35, 0.0]])
+    assert labels.mbr(marg) == [1]
+    assert labels.mbr(np.array([[0.9, 0.05, 0.05, 0.0]])) == [0]
+
+
+@pytest.mark.parametrize("name", ["crf_lexical", "crf_tagger", "attn_tagger"])
+def test_mbr_decoder(name, trained, data):
+    system = trained[name]
+    try:
+        system.set_decoder("mbr")
+        pred = system.predict(data[1])
+        assert [len(p) for p in pred] == [len(s.slots) for s in data[1]]
+        train_aed = aed(gold_slots(data[0]), system.predict(data[0]))["aed"]
+        assert train_aed < 0.5 * aed(gold_slots(data[0]), trained["trivial"].predict(data[0]))["aed"]
+        with pytest.raises(ValueError, match="unknown decoder"):
+            system.set_decoder("beam")
+    finally:
+        system.set_decoder("viterbi")
+    with pytest.raises(ValueError, match="no choice of decoder"):
+        trained["trivial"].set_decoder("mbr")

@@ -81,6 +81,9 @@ class AttentionTagger(NeuralSlotTagger):
     def decode(self, scores) -> List[int]:
         return [int(k) for k in np.asarray(scores).argmax(axis=1)]
 
+    def marginals(self, scores) -> np.ndarray:
+        return np.exp(log_softmax(np.asarray(scores, dtype=np.float64)))
+
     def gold_logprob(self, scores, gold) -> float:
         lp = log_softmax(np.asarray(scores, dtype=np.float64))
         return float(lp[np.arange(len(gold)), gold].sum())

@@ -29,6 +29,18 @@ class Baseline:
         """``log p(x_0..x_n | words)`` of each sentence's gold slots (finite)."""
         raise ValueError(f"{self.name} is not probabilistic: it has no slot log-probabilities")
 
+    DECODERS = ("viterbi", "mbr")
+
+    def set_decoder(self, decoder: str) -> "Baseline":
+        """Switch a trained system between Viterbi/argmax and minimum-Bayes-risk decoding."""
+        hyper = getattr(self, "hyper", None)
+        if hyper is None or "decoder" not in hyper:
+            raise ValueError(f"{self.name} has no choice of decoder")
+        if decoder not in self.DECODERS:
+            raise ValueError(f"unknown decoder {decoder!r}; choose from {', '.join(self.DECODERS)}")
+        hyper["decoder"] = decoder
+        return self
+
     # --- persistence: subclasses write their own files next to baseline.json ---
     def _state(self) -> dict:
         raise NotImplementedError

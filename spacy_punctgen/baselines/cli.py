@@ -64,6 +64,9 @@ def _arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--predictions", help="write test predictions here (JSON Lines)")
     p.add_argument("--hyper", action="append", default=[], metavar="KEY=VALUE",
                    help="hyperparameter of the system (repeatable; values parsed as JSON)")
+    p.add_argument("--decoder", choices=("viterbi", "mbr"),
+                   help="decode a trained/loaded system this way (CRFs and neural taggers): "
+                        "Viterbi/argmax, or per-slot minimum expected edit distance")
     p.add_argument("--save", help="save the trained system to this directory")
     p.add_argument("--load", help="load a saved system instead of training")
 
@@ -85,6 +88,8 @@ def baseline_cli(args) -> dict:
         train = load_split(resolve_split(args.train, "train"))[0]
         system = get_system(args.system)().fit(train, dev, **parse_hyper(args.hyper))
     t_fit = time.perf_counter() - t0
+    if args.decoder:
+        system.set_decoder(args.decoder)
     if args.save:
         system.to_disk(args.save)
     test_path = resolve_split(args.test, "test")

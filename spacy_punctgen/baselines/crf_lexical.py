@@ -12,7 +12,9 @@ Hyperparameters (``fit(..., **hyper)``): ``window`` (words each side, default 2)
 ``min_label`` (slot strings rarer than this share the UNK label, default 2),
 ``affixes`` (max prefix/suffix length, default 3), ``upos`` (add UPOS features,
 default False), ``c1`` / ``c2`` / ``max_iterations`` (crfsuite, defaults 0.05/0.01/200),
-``feature_minfreq`` (crfsuite's own attribute cut-off, default 1).
+``feature_minfreq`` (crfsuite's own attribute cut-off, default 1), ``decoder``
+(``viterbi`` or ``mbr``: per-slot minimum expected edit distance from crfsuite's marginals;
+a decoding choice, so it can be changed on a trained model with :meth:`set_decoder`).
 """
 from __future__ import annotations
 
@@ -27,7 +29,8 @@ from .slots import SlotLabels, check_sentences, slot_words
 RARE = "<rare>"
 _MODEL = "crf.model"
 DEFAULTS = {"window": 2, "min_freq": 2, "min_label": 2, "affixes": 3, "upos": False,
-            "c1": 0.05, "c2": 0.01, "max_iterations": 200, "feature_minfreq": 1}
+            "c1": 0.05, "c2": 0.01, "max_iterations": 200, "feature_minfreq": 1,
+            "decoder": "viterbi"}
 
 
 def _crfsuite():
@@ -94,6 +97,7 @@ class LexicalCRF(Baseline):
         if unknown:
             raise ValueError(f"crf_lexical: unknown hyperparameters {sorted(unknown)}")
         self.hyper = {**DEFAULTS, **hyper}
+        self.set_decoder(self.hyper["decoder"])
         train = sentences_or_fail(train_sents, "training")
         check_sentences(train)
         counts = Counter(w for s in train for w in s.words)
@@ -123,6 +127,7 @@ class LexicalCRF(Baseline):
             p.write_bytes(self._model_bytes)
             self._tagger = _crfsuite().Tagger()
             self._tagger.open(str(p))
+            self._known = set(self._tagger.labels())
         return self._tagger
 
     def predict(self, sents) -> List[Prediction]:
@@ -130,9 +135,17 @@ class LexicalCRF(Baseline):
         check_sentences(sents)
         tagger = self._get_tagger()
         out = []
+        mbr = self.hyper.get("decoder") == "mbr"
         for s in sents:
-            tags = tagger.tag(self._xseq(s))
-            out.append([self.labels.decode(self.labels.index[t]) for t in tags])
+            xseq = self._xseq(s)
+            if mbr:
+                tagger.set(xseq)
+                marg = [[tagger.marginal(lab, t) if lab in self._known else 0.0
+                         for lab in self.labels.labels] for t in range(len(xseq))]
+                ids = self.labels.mbr(marg)
+            else:
+                ids = [self.labels.index[t] for t in tagger.tag(xseq)]
+            out.append([self.labels.decode(k) for k in ids])
         return out
 
     def slot_log_probs(self, sents) -> List[float]:

@@ -115,6 +115,10 @@ class BiLSTMCRFTagger(NeuralSlotTagger):
         A, start, end = self._p()
         return viterbi(np.asarray(scores, dtype=np.float64), A, start, end)
 
+    def marginals(self, scores) -> np.ndarray:
+        A, start, end = (np.asarray(p, dtype=np.float64) for p in self._p())
+        return forward_backward(np.asarray(scores, dtype=np.float64), A, start, end)[1]
+
     def gold_logprob(self, scores, gold) -> float:
         E = np.asarray(scores, dtype=np.float64)
         A, start, end = (np.asarray(p, dtype=np.float64) for p in self._p())

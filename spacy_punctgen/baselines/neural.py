@@ -3,7 +3,8 @@
 Why one module: the BiLSTM-CRF (:mod:`.crf_tagger`) and the attention tagger
 (:mod:`.attn_tagger`) differ only in their output layer, so the slot inputs, the
 bidirectional LSTM encoder, the training loop (Adam, minibatches, dev early stopping on
-AED) and save/load live here once.
+AED; ``decoder``: ``viterbi`` = the head's own best labelling, ``mbr`` = per-slot minimum
+expected edit distance from the marginals) and save/load live here once.
 
 Slot ``i`` lies between word ``i-1`` and word ``i``; its input is the concatenation of
 hashed embeddings (thinc ``HashEmbed``, so rare and unseen words need no UNK handling) of
@@ -13,7 +14,6 @@ after the slot (``<s>`` / ``</s>`` beyond the ends).  A thinc ``LSTM(bi=True)`` 
 """
 from __future__ import annotations
 
-import copy
 import math
 import random
 import time
@@ -33,7 +33,7 @@ _WEIGHTS = "model.bin"
 N_COLUMNS = 6
 ENCODER_DEFAULTS = {"width": 64, "hidden": 128, "depth": 1, "rows": 20000, "dropout": 0.2,
                     "min_label": 2, "learn_rate": 0.002, "batch_size": 16, "epochs": 10,
-                    "patience": 3, "seed": 0, "log": False}
+                    "patience": 3, "seed": 0, "log": False, "decoder": "viterbi"}
 
 
 def slot_feature_ids(sent) -> np.ndarray:
@@ -86,6 +86,10 @@ class NeuralSlotTagger(Baseline):
     def gold_logprob(self, scores: np.ndarray, gold: List[int]) -> float:
         raise NotImplementedError
 
+    def marginals(self, scores: np.ndarray) -> np.ndarray:
+        """``(T, L)`` per-slot label marginals, for minimum-Bayes-risk decoding."""
+        raise NotImplementedError
+
     def extra_layers(self) -> List[Model]:
         """Models with parameters outside the forward chain (e.g. CRF transitions)."""
         return []
@@ -105,6 +109,7 @@ class NeuralSlotTagger(Baseline):
         if unknown:
             raise ValueError(f"{self.name}: unknown hyperparameters {sorted(unknown)}")
         self.hyper.update(hyper)
+        self.set_decoder(self.hyper["decoder"])
         h = self.hyper
         train = sentences_or_fail(train_sents, "training")
         check_sentences(train)
@@ -171,7 +176,11 @@ class NeuralSlotTagger(Baseline):
         out = []
         for b in range(0, len(sents), 64):
             scores, _ = self._scores(sents[b:b + 64], False)
-            out.extend([self.labels.decode(k) for k in self.decode(sc)] for sc in scores)
+            if self.hyper.get("decoder") == "mbr":
+                ids = [self.labels.mbr(self.marginals(sc)) for sc in scores]
+            else:
+                ids = [self.decode(sc) for sc in scores]
+            out.extend([self.labels.decode(k) for k in row] for row in ids)
         return out
 
     def slot_log_probs(self, sents) -> List[float]:
