@@ -41,33 +41,36 @@ class LazyAdam:
                  average: bool = False):
         self.lr, self.b1, self.b2, self.eps = float(lr), float(b1), float(b2), float(eps)
         self.t = 0
-        self.m = np.zeros(size, dtype=np.float32)
-        self.v = np.zeros(size, dtype=np.float32)
-        self.last = np.zeros(size, dtype=np.int64)  # step up to which each feature is current
-        self.ema: Optional[np.ndarray] = np.zeros(size, dtype=np.float32) if average else None
-        self._slot = np.full(size, -1, dtype=np.int64)  # scratch for de-duplicating ids
+        # per feature: first moment, second moment (and moving average), interleaved so that a
+        # step gathers and scatters one row per feature
+        self.state = np.zeros((size, 3 if average else 2), dtype=np.float32)
+        self.average = average
+        # step up to which each feature is current (int32: 2^31 steps is far beyond any run)
+        self.last = np.zeros(size, dtype=np.int32)
+        self._slot = np.full(size, -1, dtype=np.int32)  # scratch for de-duplicating ids
         self._tables(1024)
 
     def _tables(self, n: int) -> None:
         """Per-step constants for steps/gaps 0..n-1 (lookups are much cheaper than array powers)."""
         k = np.arange(n, dtype=np.float64)
         r = self.b1 / math.sqrt(self.b2)
-        self._pow1 = self.b1 ** k  # β1^k
-        self._pow2 = self.b2 ** k  # β2^k
-        self._geo = r * (1.0 - r ** k) / (1.0 - r)  # Σ_{s=1..k} r^s, r = β1/√β2
+        pow1 = self.b1 ** k  # β1^k
+        pow2 = self.b2 ** k  # β2^k
+        geo = r * (1.0 - r ** k) / (1.0 - r)  # Σ_{s=1..k} r^s, r = β1/√β2
         with np.errstate(divide="ignore", invalid="ignore"):
-            rate = self.lr * np.sqrt(1.0 - self._pow2) / (1.0 - self._pow1)  # thinc's bias correction
+            rate = self.lr * np.sqrt(1.0 - pow2) / (1.0 - pow1)  # thinc's bias correction
         rate[0] = 0.0
-        self._rate = rate
+        self._pow1, self._pow2 = pow1.astype(np.float32), pow2.astype(np.float32)
+        self._geo, self._rate = geo.astype(np.float32), rate.astype(np.float32)
         d = np.minimum(0.9999, (1.0 + k) / (10.0 + k))  # thinc's averaging decay at step k
         d[0] = 1.0
         self._decay = d
-        self._keep = np.exp(np.cumsum(np.log(d)))  # Π_{s≤k} d_s
+        self._log_keep = np.cumsum(np.log(d))  # log Π_{s≤k} d_s
 
     def _dedupe(self, idx: np.ndarray, grad: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
         """Distinct ids and summed values, in O(len(idx)) (no sort)."""
         slot = self._slot
-        pos = np.arange(idx.size, dtype=np.int64)
+        pos = np.arange(idx.size, dtype=np.int32)
         slot[idx] = pos
         rep = slot[idx]  # each entry -> the position representing its id
         first = rep == pos
@@ -85,49 +88,57 @@ class LazyAdam:
         t = self.t
         if t + 1 >= self._rate.size:
             self._tables(2 * self._rate.size)
-        last = self.last[idx]
+        eps = np.float32(self.eps)
+        last = self.last[idx].astype(np.int64)
         gap = t - 1 - last  # steps with zero data gradient since the feature was current
-        # catch up over the gap: momentum drift, moment decay, averages
-        m = self.m[idx]
-        v = self.v[idx]
+        S = self.state[idx]  # a copy; m, v (, ema) are views into it
+        m, v = S[:, 0], S[:, 1]
         th = theta[idx]
-        drift = (self._rate[last + 1] * self._geo[gap]).astype(np.float32) * m / (np.sqrt(v) + np.float32(self.eps))
-        th -= drift
-        m *= self._pow1[gap].astype(np.float32)
-        v *= self._pow2[gap].astype(np.float32)
+        # catch up over the gap: momentum drift, moment decay
+        th -= self._rate[last + 1] * self._geo[gap] * m / (np.sqrt(v) + eps)
+        th_gap = th.copy() if self.average else None
+        m *= self._pow1[gap]
+        v *= self._pow2[gap]
         # this step: data gradient + the L2 gradients owed since `last` (θ was constant)
-        g = g64.astype(np.float32) + np.float32(2.0 * l2) * (gap + 1).astype(np.float32) * th
+        g = g64.astype(np.float32)
+        g += np.float32(2.0 * l2) * (gap + 1).astype(np.float32) * th
         m *= np.float32(self.b1)
         m += np.float32(1.0 - self.b1) * g
         v *= np.float32(self.b2)
         v += np.float32(1.0 - self.b2) * g * g
-        th_new = th - np.float32(self._rate[t]) * m / (np.sqrt(v) + np.float32(self.eps))
-        self.m[idx], self.v[idx], theta[idx] = m, v, th_new
-        if self.ema is not None:
-            ema = self.ema[idx]
-            keep = (self._keep[t - 1] / self._keep[last]).astype(np.float32)
-            ema = th + (ema - th) * keep
-            ema -= np.float32(1.0 - self._decay[t]) * (ema - th_new)
-            self.ema[idx] = ema
+        th -= self._rate[t] * m / (np.sqrt(v) + eps)
+        theta[idx] = th
+        if self.average:  # the gap's decays toward the caught-up θ, then this step's
+            ema = S[:, 2]
+            keep = np.exp(self._log_keep[t - 1] - self._log_keep[last]).astype(np.float32)
+            ema -= (ema - th_gap) * (np.float32(1.0) - keep)
+            ema -= np.float32(1.0 - self._decay[t]) * (ema - th)
+        self.state[idx] = S
         self.last[idx] = t
 
-    def sync(self, theta: np.ndarray) -> None:
-        """Bring every feature to the current step (before evaluating or saving θ)."""
+    def sync(self, theta: np.ndarray, chunk: int = 1 << 20) -> None:
+        """Bring every feature to the current step (before evaluating or saving θ); works in
+        chunks so that its temporaries stay small next to θ."""
         t = self.t
-        last = self.last
-        gap = t - last
-        drift = (self._rate[last + 1] * self._geo[gap]).astype(np.float32) * self.m / (np.sqrt(self.v) + np.float32(self.eps))
-        theta -= drift
-        self.m *= self._pow1[gap].astype(np.float32)
-        self.v *= self._pow2[gap].astype(np.float32)
-        if self.ema is not None:
-            keep = (self._keep[t] / self._keep[last]).astype(np.float32)
-            self.ema[:] = theta + (self.ema - theta) * keep
-        self.last[:] = t
+        eps = np.float32(self.eps)
+        for a in range(0, theta.size, chunk):
+            sl = slice(a, a + chunk)
+            last = self.last[sl].astype(np.int64)
+            gap = t - last
+            S = self.state[sl]  # a view: updated in place
+            m, v, th = S[:, 0], S[:, 1], theta[sl]
+            th -= self._rate[last + 1] * self._geo[gap] * m / (np.sqrt(v) + eps)
+            m *= self._pow1[gap]
+            v *= self._pow2[gap]
+            if self.average:
+                keep = np.exp(self._log_keep[t] - self._log_keep[last]).astype(np.float32)
+                ema = S[:, 2]
+                ema -= (ema - th) * (np.float32(1.0) - keep)
+            self.last[sl] = t
 
     def averages(self, theta: np.ndarray) -> np.ndarray:
         """A copy of the moving averages at the current step (syncs ``theta`` first)."""
-        if self.ema is None:
+        if not self.average:
             raise ValueError("this optimizer keeps no averages (average=False)")
         self.sync(theta)
-        return self.ema.copy()
+        return self.state[:, 2].copy()

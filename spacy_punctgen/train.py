@@ -2,8 +2,12 @@
 
 Why these choices: the paper trains with Adam (lr 0.07, batches of 5, 400
 sentences per "epoch", 30 epochs, L2), tuned per language on dev; we expose all
-of them, plus full-pass epochs.  Parameters stay float32 (thinc's optimizer),
-every DP quantity is float64.  After each epoch the dev per-slot perplexity is
+of them, plus full-pass epochs.  Parameters stay float32, every DP quantity is
+float64.  The optimizer (``--optimizer``) is by default :class:`.lazy_adam.LazyAdam`:
+θ has millions of weights and a 5-sentence batch uses a few percent of them, so
+thinc's dense ``Adam`` (``--optimizer dense``, kept for comparison) spent most of
+an epoch updating weights whose data gradient was zero; the lazy one applies those
+steps in closed form when a weight is next used (see its module).  After each epoch the dev per-slot perplexity is
 computed and the best parameters so far are kept.  The channel direction is a
 hyperparameter: ``--direction auto`` trains an L2R and an R2L model and keeps
 the one with the better dev perplexity (in parallel processes with ``--jobs 2``).
