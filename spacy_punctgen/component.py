@@ -12,7 +12,10 @@ depunctuated (:mod:`doc_convert`) and, depending on ``mode``:
   model gives the sentence's punctuation probability 0);
 * ``token._.punct_left`` / ``token._.punct_right``: the punctemes the token's
   constituent sprouts (``None`` on punctuation tokens);
-* ``doc._.punct_logprob``: ``Σ log p(x|T)`` over the Doc's sentences.
+* ``doc._.punct_logprob``: ``Σ log p'(x|T)`` over the Doc's sentences, where ``p'`` is the
+  evaluation distribution of ``punct_ppl`` (smoothing + back-off mixture, see model.py):
+  finite even where a poor parse makes the punctuation impossible under ``p`` (whose
+  ``underlying`` entries are then None).
 
 ``mode = "restore"`` (unpunctuated text; any punctuation already there is ignored and
 replaced): surface punctuation per slot is chosen by :func:`decode.restore_sentence`
@@ -246,7 +249,7 @@ class PunctGen(TrainablePipe):
                 continue
             prep = pm.prepare(ps)
             lr = pm.best_underlying(prep)
-            total += pm.log_prob(prep)
+            total += float(pm.log_probs(pm.prepare_eval([ps]), backoff=True)[0])
             # p(x|T) = 0 leaves lr None: no explanation exists, so say so rather than guess
             u = underlying_sequences(ps.heads, lr) if lr is not None else [None] * len(ps.slots)
             for i, x in enumerate(ps.slots):

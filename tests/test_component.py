@@ -73,7 +73,8 @@ def test_analysis_of_real_sentences(nlp):
         for e in entries:
             if e["after"] is not None:
                 assert doc[e["after"]] in words
-        if math.isfinite(doc._.punct_logprob):
+        assert math.isfinite(doc._.punct_logprob)  # the smoothed/back-off p' of punct_ppl
+        if all(e["underlying"] is not None for e in entries):
             assert all(e["underlying"] is not None for e in entries)
             for t in words:
                 assert isinstance(t._.punct_left, tuple) and isinstance(t._.punct_right, tuple)
@@ -208,3 +209,12 @@ def test_real_shipped_english_model_needs_no_config():
     doc = nlp(gold_docs(nlp, 1)[0])
     assert len(doc._.underlying_punct) == sum(1 for t in doc if t.pos_ != "PUNCT") + 1
     assert math.isfinite(doc._.punct_logprob)
+
+
+def test_punct_logprob_is_what_perplexity_scores(nlp):
+    from spacy_punctgen.doc_convert import span_to_sentence
+
+    pm = nlp.get_pipe("punctgen").punct_model
+    for doc in gold_docs(nlp, 5):
+        ps, _ = span_to_sentence(doc[:], quote_xpos=pm.meta.get("quote_xpos", False))
+        assert nlp(doc)._.punct_logprob == pytest.approx(pm.perplexity(pm.prepare_eval([ps]))["log_prob"])
