@@ -24,6 +24,12 @@ empty FEATS learns exactly UPOS; see ``configs/parser.cfg``).
 ``--fraction F --seed S`` keeps a random ``F`` of the input sentences (chosen over
 the *input* sentences, before omissions, so the same ``F``/``S`` picks the same
 sentences with and without ``--depunct``), in their original order.
+
+``--protocol dev-as-train`` is for treebanks whose train split is not available
+(es_ancora_ud14, ar_padt_ud12, hi_hdtb_ud12pre): a seeded random ``--heldout``
+share of the UD *dev* file is the dev set (``--split dev``), the rest of it is the
+training set (``--split train``), and test is UD test. The two parts never overlap
+and are the same in both modes; ``--fraction`` then applies within the part.
 """
 from __future__ import annotations
 
@@ -101,6 +107,27 @@ def select_fraction(n: int, fraction: float, seed: int) -> List[int]:
     return sorted(random.Random(seed).sample(range(n), k))
 
 
+PROTOCOLS = ("standard", "dev-as-train")
+
+
+def protocol_part(split: Optional[str], protocol: str) -> tuple:
+    """``(file split to read, part)`` for a requested split: part is None, "rest" or "heldout"."""
+    if protocol not in PROTOCOLS:
+        raise ValueError(f"--protocol must be one of {', '.join(PROTOCOLS)}, got {protocol!r}")
+    if protocol == "standard" or split == "test":
+        return split, None
+    if split not in ("train", "dev"):
+        raise ValueError("--protocol dev-as-train needs --split train|dev|test")
+    return "dev", ("rest" if split == "train" else "heldout")
+
+
+def heldout_indices(n: int, heldout: float, seed: int) -> List[int]:
+    """The held-out share of ``n`` sentences (a seeded sample that differs from ``--fraction``'s)."""
+    if not 0.0 < heldout < 1.0:
+        raise ValueError(f"--heldout must be in (0, 1), got {heldout}")
+    return sorted(random.Random(f"heldout-{seed}").sample(range(n), min(n - 1, max(1, round(heldout * n)))))
+
+
 def convert_file(
     src: PathLike,
     dest: PathLike,
@@ -109,11 +136,24 @@ def convert_file(
     seed: int = 0,
     quote_xpos: Optional[bool] = None,
     slots_comment: bool = True,
+    part: Optional[str] = None,
+    heldout: float = 0.1,
 ) -> dict:
-    """Convert one CoNLL-U file; return counts. The output is written atomically."""
+    """Convert one CoNLL-U file; return counts. The output is written atomically.
+
+    ``part``: None = the whole file, "heldout" = its held-out share, "rest" = the others.
+    """
     src, dest = Path(src), Path(dest)
     sentences = read_conllu(src)
-    chosen = [sentences[i] for i in select_fraction(len(sentences), fraction, seed)]
+    pool = list(range(len(sentences)))
+    if part is not None:
+        if part not in ("rest", "heldout"):
+            raise ValueError(f"part must be 'rest' or 'heldout', got {part!r}")
+        if len(sentences) < 2:
+            raise ValueError(f"{src}: {len(sentences)} sentence(s), too few to hold out a dev part")
+        held = heldout_indices(len(sentences), heldout, seed)
+        pool = held if part == "heldout" else sorted(set(pool) - set(held))
+    chosen = [sentences[pool[i]] for i in select_fraction(len(pool), fraction, seed)]
     if quote_xpos is None:
         quote_xpos = detect_quote_xpos(src, sentences)  # decided on the whole file
     counts = {"written": 0, "omitted_nonleaf": 0, "omitted_empty": 0, "nonprojective": 0,
@@ -151,6 +191,8 @@ def convert_file(
         "selected": len(chosen),
         "fraction": fraction,
         "seed": seed,
+        "part": part or "all",
+        "heldout": heldout if part else None,
         "quote_xpos": bool(quote_xpos),
         **counts,
         "omitted": counts["omitted_nonleaf"] + counts["omitted_empty"],
@@ -167,6 +209,10 @@ def _arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--fraction", type=float, default=1.0,
                    help="keep this random fraction of the input sentences (0 < F <= 1)")
     p.add_argument("--seed", type=int, default=0, help="random seed for --fraction")
+    p.add_argument("--protocol", choices=PROTOCOLS, default="standard",
+                   help="dev-as-train: train = UD dev minus a held-out share, dev = that share, test = UD test")
+    p.add_argument("--heldout", type=float, default=0.1,
+                   help="with --protocol dev-as-train: share of UD dev held out as the dev set")
     p.add_argument("--no-slots-comment", action="store_true",
                    help="with --depunct: omit the '# punct_slots' comment")
 
@@ -174,9 +220,15 @@ def _arguments(p: argparse.ArgumentParser) -> None:
 @command("convert", "Write UD trees (normal or depunctuated) as plain CoNLL-U for spaCy parser training",
          _arguments)
 def convert_cli(args) -> dict:
-    src = resolve_split(args.input, args.split)
+    split, part = protocol_part(args.split, args.protocol)
+    if part is not None and not Path(args.input).is_dir():
+        raise ValueError("--protocol dev-as-train needs a UD folder as input")
+    src = resolve_split(args.input, split)
     result = convert_file(src, args.output, depunct=args.depunct, fraction=args.fraction,
-                          seed=args.seed, slots_comment=not args.no_slots_comment)
+                          seed=args.seed, slots_comment=not args.no_slots_comment, part=part,
+                          heldout=args.heldout)
+    result["protocol"] = args.protocol
+    result["split"] = args.split
     omitted = (f" ({result['omitted_nonleaf']} non-leaf and {result['omitted_empty']} empty omitted)"
                if args.depunct else "")
     result["_text"] = (f"{result['input']} -> {result['output']}: {result['written']} of "

@@ -200,3 +200,48 @@ def test_spacy_convert_reads_both_outputs(tmp_path):
             assert [0 if t.head.i == t.i else t.head.i + 1 for t in doc] == ud.heads
             assert [t.dep_ for t in doc] == ["ROOT" if d == "root" else d for d in ud.deprels]
             assert doc.text.strip() == ud.text
+
+
+def test_dev_as_train_protocol_splits_dev_into_disjoint_parts(tmp_path, capsys):
+    """Treebanks without train: train = UD dev minus a seeded held-out share, dev = that share."""
+    outs = {}
+    for split in ("train", "dev", "test"):
+        out = tmp_path / f"{split}.conllu"
+        code, data = run_json(capsys, SAMPLE, out, "--split", split, "--protocol", "dev-as-train",
+                              "--heldout", "0.2", "--seed", "3")
+        assert code == 0 and data["protocol"] == "dev-as-train" and data["split"] == split
+        outs[split] = data
+    assert outs["train"]["input"] == outs["dev"]["input"] == str(SAMPLE_DEV)
+    assert outs["test"]["input"].endswith("en_sample-ud-test.conllu") and outs["test"]["part"] == "all"
+    assert (outs["train"]["part"], outs["dev"]["part"]) == ("rest", "heldout")
+    assert outs["dev"]["selected"] == round(0.2 * 35) == 7 and outs["train"]["selected"] == 28
+    ids = {k: [s.sent_id for s in read_conllu(tmp_path / f"{k}.conllu")] for k in ("train", "dev")}
+    assert not set(ids["train"]) & set(ids["dev"])
+    assert sorted(ids["train"] + ids["dev"]) == sorted(s.sent_id for s in read_conllu(SAMPLE_DEV))
+    # the same parts with --depunct (minus omitted sentences), and again with the same seed
+    d = tmp_path / "dev_depunct.conllu"
+    run_json(capsys, SAMPLE, d, "--split", "dev", "--protocol", "dev-as-train", "--heldout", "0.2", "--seed", "3",
+             "--depunct")
+    assert set(s.sent_id for s in read_conllu(d)) <= set(ids["dev"])
+    again = tmp_path / "again.conllu"
+    run_json(capsys, SAMPLE, again, "--split", "dev", "--protocol", "dev-as-train", "--heldout", "0.2", "--seed", "3")
+    assert again.read_bytes() == (tmp_path / "dev.conllu").read_bytes()
+    other = tmp_path / "other.conllu"
+    run_json(capsys, SAMPLE, other, "--split", "dev", "--protocol", "dev-as-train", "--heldout", "0.2", "--seed", "4")
+    assert [s.sent_id for s in read_conllu(other)] != ids["dev"]
+
+
+def test_dev_as_train_fraction_applies_within_the_part(tmp_path):
+    info = convert_file(SAMPLE_DEV, tmp_path / "t.conllu", part="rest", heldout=0.2, fraction=0.5, seed=3)
+    assert info["selected"] == round(0.5 * 28) == 14 and info["part"] == "rest"
+
+
+def test_protocol_errors(tmp_path, capsys):
+    code, data = run_json(capsys, SAMPLE_DEV, tmp_path / "x.conllu", "--split", "train", "--protocol", "dev-as-train")
+    assert code == 1 and "UD folder" in data["error"]
+    code, data = run_json(capsys, SAMPLE, tmp_path / "x.conllu", "--split", "dev", "--protocol", "dev-as-train",
+                          "--heldout", "1.0")
+    assert code == 1 and "--heldout" in data["error"]
+    code, data = run_json(capsys, SAMPLE, tmp_path / "x.conllu", "--protocol", "dev-as-train")
+    assert code == 1 and "--split" in data["error"]
+    assert not (tmp_path / "x.conllu").exists()

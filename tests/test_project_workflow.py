@@ -15,8 +15,20 @@ from spacy_punctgen.conllu_io import find_split
 
 ROOT = Path(__file__).resolve().parents[1]
 PROJECT = ROOT / "project.yml"
-STEPS = ["preprocess", "train-parser", "train-parser-punct", "evaluate-parser", "train", "evaluate", "package"]
+STEPS = ["preprocess", "train-parser", "train-parser-punct", "evaluate-parser", "parse-test", "train", "evaluate",
+         "package"]
+WORKFLOWS = {
+    "all": STEPS,
+    "degraded": ["preprocess-degraded", "train-parser-degraded", "evaluate-parser-degraded", "parse-test-degraded",
+                 "restore-degraded"],
+    "baselines": [f"baseline-{s}" for s in ("trivial", "crf_lexical", "crf_tagger", "attn_tagger", "spacy_tagger")],
+    "results": ["results-table", "plot-aed-las"],
+}
+# The order the workflows are run in (docs/workflow.md): each one reads what the earlier ones wrote.
+ORDER = ["all", "degraded", "baselines", "results"]
 LOCAL_UD = {"ud_dir": "../shared/ud/en_ewt", "treebank": "en_ewt"}
+DEV_AS_TRAIN = {"ud_dir": "../shared/ud/es_ancora_ud14", "treebank": "es_ancora_ud14", "lang": "es",
+                "protocol": "dev-as-train"}
 
 
 def substituted(**vars_):
@@ -44,21 +56,21 @@ def test_project_yml_parses_with_the_documented_vars():
     raw = srsly.read_yaml(PROJECT)
     for key in ("lang", "treebank", "ud_repo", "ud_version", "ud_dir", "gpu", "max_steps"):
         assert key in raw["vars"], key
-    assert raw["workflows"]["all"] == STEPS
-    assert sorted(c["name"] for c in raw["commands"]) == sorted(STEPS)
+    assert raw["workflows"] == WORKFLOWS
+    assert sorted(c["name"] for c in raw["commands"]) == sorted(n for w in WORKFLOWS.values() for n in w)
     # the default runs on the shipped sample
     ud_dir = ROOT / raw["vars"]["ud_dir"]
     assert ud_dir == ROOT / "assets" / "sample"
     assert all(find_split(ud_dir, s) is not None for s in ("train", "dev", "test"))
 
 
-@pytest.mark.parametrize("vars_", [{}, LOCAL_UD], ids=["default", "local-ud"])
+@pytest.mark.parametrize("vars_", [{}, LOCAL_UD, DEV_AS_TRAIN], ids=["default", "local-ud", "dev-as-train"])
 def test_every_dep_is_an_earlier_output_or_an_input(vars_):
     config = substituted(**vars_)
     ud_dir = config["vars"]["ud_dir"]
     commands = {c["name"]: c for c in config["commands"]}
     produced = []
-    for name in config["workflows"]["all"]:
+    for name in (n for w in ORDER for n in config["workflows"][w]):
         cmd = commands[name]
         assert cmd.get("outputs"), f"{name}: without outputs weasel never skips it"
         for dep in cmd.get("deps", []):
@@ -114,8 +126,8 @@ def test_assets_clone_the_treebank_repository_offline(tmp_path):
     assert (dest / "en_sample-ud-test.conllu").read_bytes() == (ROOT / "assets" / "sample" / "en_sample-ud-test.conllu").read_bytes()
 
 
-def _script_lines():
-    config = substituted(**LOCAL_UD)
+def _script_lines(vars_=LOCAL_UD):
+    config = substituted(**vars_)
     for cmd in config["commands"]:
         for line in cmd["script"]:
             yield cmd["name"], shlex.split(line)
@@ -134,11 +146,29 @@ def test_punctgen_cli_calls_use_existing_commands_and_options():
         if argv[1:3] == ["-m", "spacy_punctgen"]:
             args = parser.parse_args(argv[3:])  # SystemExit on an unknown command or option
             seen.add(args.command)
-        if argv[1:2] == ["scripts/save_metrics.py"]:
+        if argv[1:2] == ["scripts/save_metrics.py"] and "--" in argv:
             inner = argv[argv.index("--") + 1:]
             assert inner[1:3] == ["-m", "spacy_punctgen"]
             seen.add(parser.parse_args(inner[3:]).command)
-    assert seen == {"convert", "train", "evaluate"}
+    assert seen == {"convert", "train", "evaluate", "evaluate-restore", "baseline"}
+
+
+def test_protocol_reaches_every_train_and_dev_conversion():
+    """With protocol=dev-as-train, every train/dev file (parsers and punctgen alike) comes from UD dev."""
+    parser = cli.build_parser()
+    n = 0
+    for name, argv in _script_lines(DEV_AS_TRAIN):
+        if argv[1:4] == ["-m", "spacy_punctgen", "convert"]:
+            args = parser.parse_args(argv[3:])
+            if args.split in ("train", "dev"):
+                assert args.protocol == "dev-as-train" and args.heldout == 0.1, (name, argv)
+                n += 1
+            else:
+                assert args.split == "test"
+    assert n == 5  # punct/depunct x train/dev, plus the degraded training file
+    # punctgen and the baselines read the converted files, never the UD folder
+    for name, argv in _script_lines(DEV_AS_TRAIN):
+        assert not any(a.startswith("../shared/ud") for a in argv[3:]) or argv[3] == "convert", (name, argv)
 
 
 def test_parser_config_accepts_the_overrides():
