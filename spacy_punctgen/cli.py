@@ -20,6 +20,8 @@ _COMMAND_MODULES = [
     "spacy_punctgen.evaluate",
     "spacy_punctgen.demo",
     "spacy_punctgen.convert",
+    "spacy_punctgen.restore",
+    "spacy_punctgen.evaluate_restore",
     "spacy_punctgen.bench",
     "spacy_punctgen.baselines.cli",
 ]

@@ -1,0 +1,175 @@
+"""`restore` (plain text -> parsed -> punctuated text) and `evaluate-restore` (AED on a treebank)."""
+import json
+import random
+from pathlib import Path
+
+import pytest
+import spacy
+from spacy.tokens import Doc
+from spacy.training import Example
+
+from spacy_punctgen.cli import main
+from spacy_punctgen.convert import convert_file
+from spacy_punctgen.decode import restore_sentences
+from spacy_punctgen.metrics import edit_distance
+from spacy_punctgen.predictions import read_predictions
+from spacy_punctgen.preprocess import preprocess_file
+from spacy_punctgen.restore import punctuate, restore_docs
+from spacy_punctgen.train import TrainConfig, train_model
+
+SAMPLE = Path(__file__).resolve().parents[1] / "assets" / "sample"
+TEST = SAMPLE / "en_sample-ud-test.conllu"
+
+
+@pytest.fixture(scope="module")
+def model_dir(tmp_path_factory):
+    train, _ = preprocess_file(SAMPLE / "en_sample-ud-train.conllu")
+    dev, _ = preprocess_file(SAMPLE / "en_sample-ud-dev.conllu")
+    model, _ = train_model(train, dev, TrainConfig(epochs=2, sentences_per_epoch=0, direction="r2l",
+                                                   progress=False, jobs=1))
+    out = tmp_path_factory.mktemp("model")
+    model.to_disk(out)
+    return out
+
+
+@pytest.fixture(scope="module")
+def parser_dir(tmp_path_factory):
+    """A tiny parser of depunctuated text (a few updates on the sample's depunctuated trees)."""
+    train, _ = preprocess_file(SAMPLE / "en_sample-ud-train.conllu")
+    nlp = spacy.blank("en")
+    nlp.add_pipe("parser")
+    examples = []
+    for s in train[:60]:
+        heads = [h if h >= 0 else i for i, h in enumerate(s.heads)]
+        deps = ["ROOT" if h < 0 else d for h, d in zip(s.heads, s.deprels)]
+        ref = Doc(nlp.vocab, words=s.words, heads=heads, deps=deps, pos=s.upos)
+        examples.append(Example(nlp.make_doc(" ".join(s.words)), ref))
+    optimizer = nlp.initialize(lambda: examples)
+    rng = random.Random(0)
+    for _ in range(3):
+        rng.shuffle(examples)
+        for k in range(0, len(examples), 8):
+            nlp.update(examples[k:k + 8], sgd=optimizer)
+    out = tmp_path_factory.mktemp("parser")
+    nlp.to_disk(out)
+    return out
+
+
+@pytest.mark.parametrize("words,spaces,slots,text", [
+    (["He", "said", "hi"], [" ", " ", ""], [(), (), ("\u201c",), ("\u201d", ".")], "He said \u201chi\u201d."),
+    (["我", "来", "了"], ["", "", ""], [(), ("，",), (), ("。",)], "我，来了。"),
+    (["Bob", "my", "friend", "left"], [" ", " ", " ", ""], [(), ("(",), (), (")",), (".",)],
+     "Bob (my friend) left."),
+    (["etc", "ok"], [" ", ""], [(), ("ABBR.", ","), ("!",)], "etc., ok!"),
+    (["Yes"], [""], [("\u00bf",), ("?",)], "\u00bfYes?"),
+    (["a", "b"], [" ", ""], [(), (",", "\u201c"), ()], "a, \u201cb"),
+])
+def test_punctuate_attaches_marks(words, spaces, slots, text):
+    assert punctuate(words, spaces, slots) == text
+
+
+def test_punctuate_checks_the_slot_count():
+    with pytest.raises(ValueError, match="slots"):
+        punctuate(["a"], [""], [()])
+
+
+def test_restore_docs_with_gold_heads(model_dir):
+    from spacy_punctgen.model import PunctModel
+
+    model = PunctModel.from_disk(model_dir)
+    nlp = spacy.blank("en")
+    gold, _ = preprocess_file(TEST)
+    docs = []
+    for s in gold[:6]:
+        heads = [h if h >= 0 else i for i, h in enumerate(s.heads)]
+        deps = ["ROOT" if h < 0 else d for h, d in zip(s.heads, s.deprels)]
+        docs.append(Doc(nlp.vocab, words=s.words, heads=heads, deps=deps, pos=s.upos,
+                        sent_starts=[True] + [False] * (len(s.words) - 1)))
+    out = restore_docs(model, docs, method="slot", n_samples=200, seed=1)
+    direct = restore_sentences(model, gold[:6], method="slot", n_samples=200, seed=1)
+    marks = {t for t in model.inventory.symbols} | {"."}
+    for (text, chs), s, d in zip(out, gold, direct):
+        assert chs == [d]  # same tree, same stream: same choices as decoding the treebank sentence
+        # removing the inserted marks gives back the words with their spacing
+        stripped = text
+        for sl in [c.surface for c in chs[0]]:
+            for m in sl:
+                stripped = stripped.replace("." if m == "ABBR." else m, "", 1) if m in marks else stripped
+        assert stripped.split() == s.words
+
+
+def test_restore_cli_end_to_end(model_dir, parser_dir, tmp_path, capsys):
+    gold, _ = preprocess_file(TEST)
+    lines = [" ".join(s.words) for s in gold[:5]]
+    src = tmp_path / "in.txt"
+    src.write_text("\n".join(lines[:2]) + "\n\n" + "\n".join(lines[2:]) + "\n", encoding="utf-8")
+    rc = main(["restore", str(src), "--parser", str(parser_dir), "--model", str(model_dir),
+               "--n-samples", "100", "--json"])
+    out = capsys.readouterr().out.strip().splitlines()
+    assert rc == 0
+    res = json.loads(out[-1])
+    assert res["lines"] == 6 and res["sentences"] >= 5
+    texts = res["texts"]
+    assert texts[2] == ""
+    for got, want in zip(texts[:2] + texts[3:], lines):
+        # the input's characters survive in order; restoration only inserts marks (and maybe
+        # a space before an opening mark)
+        assert len(got) >= len(want)
+        it = iter(got)
+        assert all(ch in it for ch in want.replace(" ", "")), (got, want)
+    # file output, and the method flag
+    dest = tmp_path / "out.txt"
+    rc = main(["restore", str(src), "--parser", str(parser_dir), "--model", str(model_dir),
+               "--method", "exact", "--output", str(dest), "--json"])
+    assert rc == 0
+    assert len(dest.read_text(encoding="utf-8").splitlines()) == 6
+    assert json.loads(capsys.readouterr().out.strip().splitlines()[-1])["method"] == "exact"
+
+
+def test_restore_cli_errors(model_dir, tmp_path, capsys):
+    rc = main(["restore", str(tmp_path / "missing.txt"), "--parser", "blank_no_such_pipeline",
+               "--model", str(model_dir), "--json"])
+    assert rc == 1
+    err = json.loads(capsys.readouterr().out.strip().splitlines()[-1])["error"]
+    assert "no_such_pipeline" in err or "missing.txt" in err
+    blank = tmp_path / "blank"
+    spacy.blank("en").to_disk(blank)
+    (tmp_path / "in.txt").write_text("a b\n", encoding="utf-8")
+    rc = main(["restore", str(tmp_path / "in.txt"), "--parser", str(blank), "--model", str(model_dir), "--json"])
+    assert rc == 1
+    assert "no dependency parser" in json.loads(capsys.readouterr().out.strip().splitlines()[-1])["error"]
+
+
+def test_evaluate_restore_gold_and_parsed(model_dir, tmp_path, capsys):
+    preds = tmp_path / "pred.jsonl"
+    rc = main(["evaluate-restore", str(model_dir), str(TEST), "--n-samples", "100", "--predictions", str(preds),
+               "--json"])
+    assert rc == 0
+    res = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    gold, _ = preprocess_file(TEST)
+    assert res["n_sentences"] == len(gold) and res["trees"] == "gold"
+    recs = read_predictions(preds)
+    assert len(recs) == len(gold)
+    edits = sum(edit_distance(g, p) for s, r in zip(gold, recs) for g, p in zip(s.slots, r["slots"]))
+    assert res["edits"] == edits and res["aed"] == pytest.approx(edits / res["n_slots"])
+    assert all(len(r["slot_probs"]) == len(r["slots"]) for r in recs)
+    assert 0 <= res["comma"]["f1"] <= 1
+    # the gold trees written as a "parsed" depunctuated file give the same result and LAS 1
+    parsed = tmp_path / "parsed.conllu"
+    convert_file(TEST, parsed, depunct=True)
+    rc = main(["evaluate-restore", str(model_dir), str(TEST), "--parsed", str(parsed), "--n-samples", "100",
+               "--json"])
+    res2 = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert rc == 0 and res2["aed"] == res["aed"] and res2["parser"]["las"] == 1.0
+
+
+def test_evaluate_restore_misaligned_parse_is_a_clear_error(model_dir, tmp_path, capsys):
+    parsed = tmp_path / "parsed.conllu"
+    convert_file(TEST, parsed, depunct=True)
+    blocks = parsed.read_text(encoding="utf-8").strip().split("\n\n")
+    short = tmp_path / "short.conllu"
+    text = "\n\n".join("\n".join(l for l in b.splitlines() if not l.startswith("# sent_id")) for b in blocks[1:])
+    short.write_text(text + "\n\n", encoding="utf-8")
+    rc = main(["evaluate-restore", str(model_dir), str(TEST), "--parsed", str(short), "--json"])
+    assert rc == 1
+    assert "cannot align" in json.loads(capsys.readouterr().out.strip().splitlines()[-1])["error"]
