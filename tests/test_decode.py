@@ -137,7 +137,7 @@ def test_exact_and_slot_pick_the_brute_force_mbr_string(model):
 
 def test_sample_method_returns_a_sample_and_slot_risk_is_never_higher(model):
     sent = toy_sentences()[3]
-    N = 300
+    N = 150
     samples = sample_punctuation(model, sent, n_samples=N, seed=2)
     by_sent = [c.surface for c in restore_sentence(model, sent, method="sample", n_samples=N, seed=2)]
     by_slot = [c.surface for c in restore_sentence(model, sent, method="slot", n_samples=N, seed=2)]
