@@ -255,6 +255,9 @@ def test_model_file_that_is_a_folder_is_named(saved, name):
     lambda c: {k: v for k, v in c.items() if k != "mode"},
     lambda c: {**c, "format": "something-else"},
     lambda c: {**c, "version": "1"},
+    lambda c: {**c, "mode": "nonsense"},
+    lambda c: {**c, "direction": "up"},
+    lambda c: {**c, "n_features": -3},
 ])
 def test_bad_cfg_is_named(saved, edit):
     cfg = json.loads((saved / CFG_FILE).read_text(encoding="utf-8"))

@@ -250,3 +250,23 @@ def test_random_punctuation_examples_were_often_possible(trained):
     if not POSSIBLE:
         test_model_on_random_punctuation(trained)
     assert len(POSSIBLE) >= 10
+
+
+@pytest.mark.parametrize("method", ["sample", "slot"])
+def test_restored_punctuation_is_reproducible_and_generable(trained, method):
+    """The decoders' output: seeded (same seed, same result); for the sentence-level sample
+    decoder, a sampled sentence, hence one the model generates (p(x̂|T) > 0 with no smoothing)."""
+    from spacy_punctgen.decode import restore_sentence
+
+    model, test = trained
+    for s in test[:8]:
+        frozen = copy.deepcopy(s)
+        got = restore_sentence(model, s, method=method, n_samples=200, seed=3)
+        assert got == restore_sentence(model, s, method=method, n_samples=200, seed=3)
+        assert len(got) == len(s.slots) and all(0.0 < c.prob <= 1.0 for c in got)
+        restored = copy.deepcopy(s)
+        restored.slots = [tuple(c.surface) for c in got]
+        lp = model.log_prob(restored) if method == "sample" else model.log_probs(model.prepare_eval([restored]),
+                                                                                  backoff=True)[0]
+        assert math.isfinite(lp) and lp <= 1e-12
+        assert s == frozen
