@@ -119,3 +119,30 @@ def test_restoring_punctuated_text_replaces_its_punctuation(restorer, nlp):
         new = insert_punctuation(out)
         assert [t.text for t in new if t.dep_ != "punct"] == words
         assert [t.text for t in new if t.dep_ == "punct"] == [m for e in out._.restored_punct for m in e["surface"]]
+
+
+def _shipped_or_skip():
+    from spacy_punctgen.component import shipped_model_path
+
+    if shipped_model_path("en") is None:
+        pytest.skip("no English model ships in this checkout yet (spacy_punctgen/models/en_ewt)")
+
+
+def test_usage_examples_with_the_shipped_model():
+    """docs/usage.md's two examples with no model configured (the shipped EWT model)."""
+    _shipped_or_skip()
+    restore = spacy.blank("en")
+    restore.add_pipe("punctgen", config={"mode": "restore"})
+    doc = restore(Doc(restore.vocab, words=["when", "I", "came", "he", "left"], spaces=[True] * 4 + [False],
+                      heads=[2, 2, 4, 4, 4], deps=["mark", "nsubj", "advcl", "nsubj", "ROOT"],
+                      pos=["SCONJ", "PRON", "VERB", "PRON", "VERB"]))
+    assert doc._.restored_text == "when I came, he left."
+    analyze = spacy.blank("en")
+    analyze.add_pipe("punctgen")
+    doc = analyze(Doc(analyze.vocab, words=["When", "I", "came", ",", "he", "left", "."],
+                      spaces=[True, True, False, True, True, False, False], heads=[2, 2, 5, 2, 5, 5, 5],
+                      deps=["mark", "nsubj", "advcl", "punct", "nsubj", "ROOT", "punct"],
+                      pos=["SCONJ", "PRON", "VERB", "PUNCT", "PRON", "VERB", "PUNCT"]))
+    assert [(t.text, t._.punct_left, t._.punct_right) for t in doc] == [
+        ("When", (), ()), ("I", (), ()), ("came", (), (",",)), (",", None, None), ("he", (), ()),
+        ("left", (), (".",)), (".", None, None)]
