@@ -162,6 +162,12 @@ class PunctGen(TrainablePipe):
                  psi_lr_scale: float = 10.0, smooth_delta: float = 0.001):
         if mode not in MODES:
             raise ValueError(Errors.E008.format(name="mode", allowed=list(MODES), value=mode))
+        from .decode import METHODS
+
+        if restore_method not in METHODS:
+            raise ValueError(Errors.E008.format(name="restore_method", allowed=list(METHODS), value=restore_method))
+        if int(n_samples) < 1:
+            raise ValueError(Errors.E008.format(name="n_samples", allowed="integers >= 1", value=n_samples))
         if channel not in ("full", "attach"):
             raise ValueError(Errors.E008.format(name="channel", allowed=["full", "attach"], value=channel))
         self.vocab = vocab

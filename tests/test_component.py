@@ -37,7 +37,7 @@ def gold_docs(nlp, n=12):
 
 
 def test_factory_resolves_without_model():
-    nlp = spacy.blank("en")
+    nlp = spacy.blank("xx")  # no model ships for "xx" (English now has one: test_shipped.py)
     pipe = nlp.add_pipe("punctgen")
     with pytest.raises(ValueError, match="E003"):
         pipe(nlp("Hello world."))
@@ -177,9 +177,12 @@ def test_pickled_pipeline_predicts_the_same(nlp):
         assert out._.punct_logprob == ref._.punct_logprob
 
 
-def test_bad_mode_is_a_clear_error():
-    with pytest.raises(ValueError, match="E008.*mode"):
-        spacy.blank("en").add_pipe("punctgen", config={"mode": "guess"})
+@pytest.mark.parametrize("setting", [{"mode": "guess"}, {"restore_method": "greedy"}, {"n_samples": 0},
+                                     {"channel": "fst"}])
+def test_bad_settings_are_clear_errors(setting):
+    name = next(iter(setting))
+    with pytest.raises(ValueError, match=f"E008.*{name}"):
+        spacy.blank("en").add_pipe("punctgen", config=setting)
 
 
 # ------------------------------------------------------- shipped default model

@@ -46,7 +46,10 @@ def test_initialize_builds_the_model_from_reference_trees():
     assert pm.meta["quote_xpos"] is True  # English with PTB quote tags, like EWT
 
 
-def test_initialize_without_trees_is_a_clear_error():
+def test_initialize_without_trees_is_a_clear_error(monkeypatch):
+    from spacy_punctgen import component
+
+    monkeypatch.setattr(component, "shipped_model_path", lambda lang: None)  # else it is kept
     nlp = spacy.blank("en")
     nlp.add_pipe("punctgen")
     with pytest.raises(ValueError, match="E005"):
