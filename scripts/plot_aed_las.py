@@ -25,7 +25,8 @@ def _read(path: Path) -> dict:
 
 
 def _aed(data: dict) -> float:
-    return data["test"]["aed"] if "test" in data else data["aed"]
+    """AED of an ``evaluate-restore`` result (top-level ``aed``) or a baseline's (``test.aed``)."""
+    return data["aed"] if "aed" in data else data["test"]["aed"]
 
 
 def points(root: Path, treebank: str) -> Dict[str, object]:

@@ -131,9 +131,11 @@ def main(argv=None) -> int:
     p.add_argument("--corpus", type=Path, default=Path("corpus"))
     p.add_argument("--output", type=Path, default=None, help="write the Markdown here (default: stdout)")
     p.add_argument("--permutations", type=int, default=10000)
+    p.add_argument("--exclude", action="append", default=[], metavar="TREEBANK",
+                   help="leave this treebank folder out (e.g. en_sample, the smoke run's)")
     args = p.parse_args(argv)
     try:
-        metrics = load_metrics(args.metrics)
+        metrics = {tb: m for tb, m in load_metrics(args.metrics).items() if tb not in args.exclude}
         text = markdown(table(metrics, args.metrics))
         sig = significance(metrics, args.corpus, args.permutations)
     except (OSError, ValueError) as e:

@@ -202,7 +202,8 @@ def test_sample_workflow_end_to_end_and_rerun_skips(tmp_path):
         shutil.copytree(ROOT / folder, proj / folder)
     shutil.copytree(ROOT / "assets" / "sample", proj / "assets" / "sample")
     env = dict(os.environ, PYTHONPATH=str(ROOT), OMP_NUM_THREADS="1")
-    tiny = ["--vars.max_steps", "20", "--vars.eval_frequency", "10", "--vars.punctgen_epochs", "1"]
+    tiny = ["--vars.max_steps", "20", "--vars.eval_frequency", "10", "--vars.punctgen_epochs", "1",
+            "--vars.restore_samples", "20"]
     run = [sys.executable, "-m", "spacy", "project", "run", "all", str(proj), *tiny]
     first = subprocess.run(run, capture_output=True, text=True, env=env, timeout=1200)
     assert first.returncode == 0, first.stdout[-4000:] + first.stderr[-4000:]
@@ -215,6 +216,9 @@ def test_sample_workflow_end_to_end_and_rerun_skips(tmp_path):
     for key in ("perplexity_per_slot", "aed_gold", "aed_parsed", "parser_las", "n_sentences", "n_slots"):
         assert key in pg
     assert pg["perplexity_per_slot"] > 1.0 and pg["n_sentences"] == 35
+    assert 0.0 <= pg["aed_gold"] and 0.0 <= pg["aed_parsed"] and "missing" not in pg
+    assert pg["protocol"] == "standard" and Path(pg["predictions_parsed"]).name == "punctgen_parsed.jsonl"
+    assert (proj / "corpus" / "en_sample" / "depunct" / "test.parsed.conllu").is_file()
     assert pg["parser_las"] == json.loads((metrics / "parser_depunct.json").read_text())["dep_las"]
     assert (proj / "corpus" / "en_sample" / "depunct" / "train.spacy").is_file()
     pipeline = proj / "training" / "en_sample" / "pipeline"

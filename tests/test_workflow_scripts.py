@@ -145,7 +145,7 @@ def test_plot_aed_las_points(tmp_path):
     (folder / "restore").mkdir(parents=True)
     for suffix, las, aed, frac in (("", 0.8, 0.1, 1.0), ("_frac0.1", 0.6, 0.2, 0.1)):
         (folder / f"parser_depunct{suffix}.json").write_text(json.dumps({"dep_las": las, "train_fraction": frac}))
-        (folder / "restore" / f"punctgen_parsed{suffix}.json").write_text(json.dumps({"aed": aed}))
+        (folder / "restore" / f"punctgen_parsed{suffix}.json").write_text(json.dumps({"test": "t.conllu", "aed": aed}))
     (folder / "parser_depunct_frac0.5.json").write_text(json.dumps({"dep_las": 0.7, "train_fraction": 0.5}))
     (folder / "restore" / "punctgen_gold.json").write_text(json.dumps({"aed": 0.05}))
     s = pl.points(tmp_path, "en_x")
