@@ -37,7 +37,7 @@ def parsed_sentences(path, gold: Sequence[PunctSentence]) -> List[PunctSentence]
     out = []
     for k, g in enumerate(gold):
         ud = by_id[g.sent_id] if use_ids else uds[k]
-        ps, reason = preprocess_sentence(as_words(ud))
+        ps, reason = preprocess_sentence(as_words(ud), split_abbreviations=False)  # already depunctuated
         where = f"{path}:{ud.line} (sent_id {ud.sent_id!r})"
         if ps is None:
             raise ValueError(f"{where}: no words ({reason})")

@@ -136,11 +136,14 @@ def _projectivize(heads: List[int], labels: List[str]) -> List[int]:
 
 
 def preprocess_sentence(
-    ud: UDSentence, quote_xpos: bool = False
+    ud: UDSentence, quote_xpos: bool = False, split_abbreviations: bool = True
 ) -> Tuple[Optional[PunctSentence], Optional[str]]:
     """Return ``(sentence, None)`` or ``(None, reason)`` with reason ``"empty"`` / ``"nonleaf"``.
 
     An all-punctuation sentence counts as "empty" even if its punctuation heads punctuation.
+    ``split_abbreviations=False`` is for trees that are already depunctuated (e.g. a
+    parser's output on depunctuated words): splitting again is not idempotent (``Mr..``
+    would lose a second dot).
     """
     n = len(ud.forms)
     punct = [is_punct(ud.upos[i], ud.deprels[i]) for i in range(n)]
@@ -160,7 +163,7 @@ def preprocess_sentence(
             slots[-1].append(form)
             continue
         new_index[i + 1] = len(words)
-        if is_abbreviation(form):
+        if split_abbreviations and is_abbreviation(form):
             words.append(form[:-1])
             slots.append([ABBR])
         else:

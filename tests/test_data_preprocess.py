@@ -194,3 +194,17 @@ def test_zh_gsd_ud14_totals():
     assert total.words == 123283
     assert f"{total.punct_pct:.1f}" == "13.8"
     assert total.omitted_nonleaf == 3 and total.omitted_empty == 0
+
+def test_already_depunctuated_words_are_not_split_again():
+    # a parser's output on depunctuated words: "Mr.." was preprocessed to "Mr." + ABBR.,
+    # and preprocessing the parse again must keep "Mr." (not "Mr")
+    ud = UDSentence(ids=[1, 2], forms=["Mr..", "left"], upos=["PROPN", "VERB"], xpos=["_"] * 2,
+                    heads=[2, 0], deprels=["nsubj", "root"], space_after=[True, False])
+    first, _ = preprocess_sentence(ud)
+    assert first.words == ["Mr.", "left"] and first.slots[1] == (ABBR,)
+    again = UDSentence(ids=[1, 2], forms=first.words, upos=["PROPN", "VERB"], xpos=["_"] * 2,
+                       heads=[2, 0], deprels=["nsubj", "root"], space_after=[True, False])
+    s, _ = preprocess_sentence(again, split_abbreviations=False)
+    assert s.words == first.words and s.slots == [(), (), ()]
+    s2, _ = preprocess_sentence(again)
+    assert s2.words == ["Mr", "left"]
