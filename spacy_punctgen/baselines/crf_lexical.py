@@ -5,7 +5,8 @@ string ``x_i`` (:mod:`.slots`); features look only at the words around the slot 
 lowercase, prefixes/suffixes, word pairs across the slot, position in the sentence),
 optionally UPOS — no syntax.  crfsuite trains by L-BFGS with L1 (``c1``) and L2
 (``c2``) penalties and decodes by Viterbi; ``Tagger.probability`` gives the exact
-probability of a label sequence, so the CRF has a perplexity too.
+probability of a label sequence, so the CRF has a perplexity too (crfsuite returns it as
+a probability, not a log; one that underflows is floored at 1e-300, log ≈ −690).
 
 Hyperparameters (``fit(..., **hyper)``): ``window`` (words each side, default 2),
 ``min_freq`` (rarer training words become ``<rare>`` in identity features, default 2),
