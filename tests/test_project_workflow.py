@@ -23,9 +23,10 @@ WORKFLOWS = {
                  "restore-degraded"],
     "baselines": [f"baseline-{s}" for s in ("trivial", "crf_lexical", "crf_tagger", "attn_tagger", "spacy_tagger")],
     "results": ["results-table", "plot-aed-las"],
+    "benchmarks": ["bench"],
 }
 # The order the workflows are run in (docs/workflow.md): each one reads what the earlier ones wrote.
-ORDER = ["all", "degraded", "baselines", "results"]
+ORDER = ["all", "degraded", "baselines", "results", "benchmarks"]
 LOCAL_UD = {"ud_dir": "../shared/ud/en_ewt", "treebank": "en_ewt"}
 DEV_AS_TRAIN = {"ud_dir": "../shared/ud/es_ancora_ud14", "treebank": "es_ancora_ud14", "lang": "es",
                 "protocol": "dev-as-train"}
@@ -150,7 +151,7 @@ def test_punctgen_cli_calls_use_existing_commands_and_options():
             inner = argv[argv.index("--") + 1:]
             assert inner[1:3] == ["-m", "spacy_punctgen"]
             seen.add(parser.parse_args(inner[3:]).command)
-    assert seen == {"convert", "train", "evaluate", "evaluate-restore", "baseline"}
+    assert seen == {"convert", "train", "evaluate", "evaluate-restore", "baseline", "bench"}
 
 
 def test_protocol_reaches_every_train_and_dev_conversion():
@@ -168,7 +169,8 @@ def test_protocol_reaches_every_train_and_dev_conversion():
     assert n == 5  # punct/depunct x train/dev, plus the degraded training file
     # punctgen and the baselines read the converted files, never the UD folder
     for name, argv in _script_lines(DEV_AS_TRAIN):
-        assert not any(a.startswith("../shared/ud") for a in argv[3:]) or argv[3] == "convert", (name, argv)
+        # (bench measures speed on the raw UD splits, whatever the evaluation protocol)
+        assert not any(a.startswith("../shared/ud") for a in argv[3:]) or argv[3] in ("convert", "bench"), (name, argv)
 
 
 def test_parser_config_accepts_the_overrides():
