@@ -221,3 +221,29 @@ def test_punct_logprob_is_what_perplexity_scores(nlp):
     for doc in gold_docs(nlp, 5):
         ps, _ = span_to_sentence(doc[:], quote_xpos=pm.meta.get("quote_xpos", False))
         assert nlp(doc)._.punct_logprob == pytest.approx(pm.perplexity(pm.prepare_eval([ps]))["log_prob"])
+
+
+def test_channel_reconstructs_the_surface_from_the_underlying_punctuation():
+    """Issue 4: the channel's most likely output of each slot's underlying string is the
+    Doc's own punctuation (shipped EWT model, all sample test sentences it can explain)."""
+    from spacy_punctgen.decode import channel_distribution
+
+    nlp = spacy.blank("en")
+    pipe = nlp.add_pipe("punctgen")  # the shipped English model
+    n = 0
+    for ud in read_conllu(SAMPLE / "en_sample-ud-test.conllu"):
+        doc = nlp(doc_from_ud(nlp.vocab, ud))
+        pm = pipe.punct_model
+        sym = {s: i for i, s in enumerate(pm.inventory.symbols)}
+        phi = pm.phi()
+        for e in doc._.underlying_punct:
+            if e["underlying"] is None:
+                continue
+            bos = ["^"] if e["slot"] == 0 else []
+            u, x = bos + list(e["underlying"]), bos + list(e["surface"])
+            if not all(t in sym for t in u + x):
+                continue
+            dist = channel_distribution([sym[t] for t in u], phi, pm.r2l)
+            assert max(dist, key=dist.get) == tuple(sym[t] for t in x), (doc.text, e)
+            n += 1
+    assert n > 500
