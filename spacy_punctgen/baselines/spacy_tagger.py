@@ -5,7 +5,7 @@ tokens, ``[]`` = nothing); slot 0 (before the first word) rides on the first tok
 it is non-empty that token's tag is the JSON pair ``[slot0, slot1]``.  Tags seen fewer
 than ``min_label`` times become ``<unk>``.  Training converts the sentences to
 ``.spacy`` DocBins and runs ``spacy train`` (``spacy.cli.train.train``) with
-``configs/slot_tagger.cfg``; the trained pipeline (``model-best``) is what predicts.
+``spacy_punctgen/baselines/slot_tagger.cfg``; the trained pipeline (``model-best``) is what predicts.
 
 Perplexity: the tagger's softmax over tags per token; a gold tag outside the tag set
 gets ``p(<unk>) * Π q(x)`` over its non-empty slots (``q``: :mod:`.slots` back-off);
@@ -26,7 +26,7 @@ from .base import Baseline, Prediction, sentences_or_fail
 from .neural import log_softmax
 from .slots import UNK, SlotLabels, check_sentences, label_of, slot_of
 
-CONFIG = Path(__file__).resolve().parents[2] / "configs" / "slot_tagger.cfg"
+CONFIG = Path(__file__).resolve().parent / "slot_tagger.cfg"  # package data: installed with the package
 _PIPELINE = "pipeline"
 DEFAULTS = {"min_label": 2, "max_steps": 3000, "eval_frequency": 200, "patience": 1000,
             "dropout": 0.1, "learn_rate": 0.001, "seed": 0, "config": None}
