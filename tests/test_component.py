@@ -247,3 +247,27 @@ def test_channel_reconstructs_the_surface_from_the_underlying_punctuation():
             assert max(dist, key=dist.get) == tuple(sym[t] for t in x), (doc.text, e)
             n += 1
     assert n > 500
+
+
+def test_spacy_package_keeps_predictions(nlp, tmp_path):
+    """`spacy package` of a pipeline with punctgen: the packaged data loads back and
+    predicts exactly as the original pipeline on the sample test split."""
+    import subprocess
+    import sys
+
+    from conftest import package_env
+
+    nlp.to_disk(tmp_path / "pipe")
+    out = tmp_path / "packages"
+    out.mkdir()
+    cmd = [sys.executable, "-m", "spacy", "package", str(tmp_path / "pipe"), str(out),
+           "--name", "punctgen_test", "--version", "0.0.1", "--build", "none"]
+    proc = subprocess.run(cmd, capture_output=True, text=True, env=package_env(), timeout=300, cwd=tmp_path)
+    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
+    data = next(out.glob("*/*/*-0.0.1"))  # <pkg>/<pkg>/<pkg>-<version>: the pipeline's data
+    packaged = spacy.load(data)
+    docs = gold_docs(nlp, 35)
+    for d_ref, d_new in zip(docs, gold_docs(packaged, 35)):
+        ref, new = nlp(d_ref), packaged(d_new)
+        assert new._.underlying_punct == ref._.underlying_punct
+        assert new._.punct_logprob == ref._.punct_logprob
