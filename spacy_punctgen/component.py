@@ -100,19 +100,14 @@ def _params_forward(model: Model, X: Any, is_train: bool):
 
 
 def shipped_model_path(lang: str) -> Optional[Path]:
-    """The model shipped with the package for ``lang``, or None (see :mod:`spacy_punctgen.shipped`)."""
+    """The model shipped with the package for ``lang``, or None (see :mod:`spacy_punctgen.shipped`,
+    imported here so that loading the factory does not import the model code)."""
+    from .shipped import default_model_path
+
     try:
-        from .shipped import default_model_path
-    except ImportError:
-        try:
-            from .model import default_model_path  # type: ignore[attr-defined]
-        except ImportError:
-            return None
-    try:
-        path = default_model_path(lang)
-    except (KeyError, LookupError, FileNotFoundError, ValueError):
+        return default_model_path(lang)
+    except ValueError:  # none ships for lang (or its files are missing)
         return None
-    return Path(path) if path is not None and Path(path).exists() else None
 
 
 @Language.factory(

@@ -88,6 +88,24 @@ def edit_matrix(A: Sequence[Sequence[int]], B: Sequence[Sequence[int]]) -> np.nd
     return res
 
 
+def _channel_step(states: Dict[Tuple[int, Tuple[int, ...]], float], b: int, phi: np.ndarray
+                  ) -> Dict[Tuple[int, Tuple[int, ...]], float]:
+    """Read one underlying symbol ``b`` from every ``(pending, surface so far)`` state: one
+    edit of MODEL.md §2 per bigram (pending ``-1``: nothing read yet, ``b`` becomes pending);
+    equal states merge."""
+    nxt: Dict[Tuple[int, Tuple[int, ...]], float] = {}
+    for (a, out), p in states.items():
+        if a < 0:
+            nxt[(b, out)] = nxt.get((b, out), 0.0) + p
+            continue
+        ph = phi[a, b]
+        for key, q in (((b, out + (a,)), ph[KEEP]), ((a, out), ph[ABSORB_LEFT]),
+                       ((b, out), ph[ABSORB_RIGHT]), ((a, out + (b,)), ph[TRANSPOSE])):
+            if q > 0.0:
+                nxt[key] = nxt.get(key, 0.0) + p * float(q)
+    return nxt
+
+
 def channel_distribution(u: Sequence[int], phi: np.ndarray, r2l: bool) -> Dict[Tuple[int, ...], float]:
     """``p(x | u)`` for every surface string ``x`` (symbol ids) the channel can make of ``u``:
     the sliding-window PFST of MODEL.md §2 run forward, merging equal (pending, output) states
@@ -98,14 +116,7 @@ def channel_distribution(u: Sequence[int], phi: np.ndarray, r2l: bool) -> Dict[T
     seq = u[::-1] if r2l else u
     states: Dict[Tuple[int, Tuple[int, ...]], float] = {(seq[0], ()): 1.0}
     for b in seq[1:]:
-        nxt: Dict[Tuple[int, Tuple[int, ...]], float] = {}
-        for (a, out), p in states.items():
-            ph = phi[a, b]
-            for key, q in (((b, out + (a,)), ph[KEEP]), ((a, out), ph[ABSORB_LEFT]),
-                           ((b, out), ph[ABSORB_RIGHT]), ((a, out + (b,)), ph[TRANSPOSE])):
-                if q > 0.0:
-                    nxt[key] = nxt.get(key, 0.0) + p * float(q)
-        states = nxt
+        states = _channel_step(states, b, phi)
     result: Dict[Tuple[int, ...], float] = {}
     for (a, out), p in states.items():
         x = out + (a,)
@@ -303,17 +314,7 @@ def _read(states: Dict[_State, float], seq: Sequence[int], phi: np.ndarray, weig
     """Run the channel over ``seq`` from every state; add ``weight ×`` the results to ``into``."""
     cur = {k: p * weight for k, p in states.items() if p * weight >= EXACT_PRUNE}
     for b in seq:
-        nxt: Dict[_State, float] = {}
-        for (a, out), p in cur.items():
-            if a < 0:
-                nxt[(b, out)] = nxt.get((b, out), 0.0) + p
-                continue
-            ph = phi[a, b]
-            for key, q in (((b, out + (a,)), ph[KEEP]), ((a, out), ph[ABSORB_LEFT]),
-                           ((b, out), ph[ABSORB_RIGHT]), ((a, out + (b,)), ph[TRANSPOSE])):
-                if q > 0.0:
-                    nxt[key] = nxt.get(key, 0.0) + p * float(q)
-        cur = nxt
+        cur = _channel_step(cur, b, phi)
     for key, p in cur.items():
         if p >= EXACT_PRUNE:
             into[key] = into.get(key, 0.0) + p

@@ -73,9 +73,7 @@ def doc_sentences(doc) -> List[Tuple[PunctSentence, List[str]]]:
     check_doc(doc)
     out = []
     for k, sent in enumerate(doc.sents):
-        ud = span_to_ud(sent)
-        if isinstance(ud, tuple):  # newer doc_convert: (UDSentence, token indices)
-            ud = ud[0]
+        ud, _ = span_to_ud(sent)
         if not ud.forms:  # whitespace only
             continue
         ud = as_words(ud)
