@@ -238,29 +238,35 @@ class PunctGen(TrainablePipe):
             check_doc(doc)
         if self.cfg["mode"] == "restore":
             return [self._restore(doc) for doc in docs]
-        return [self._analyze(doc) for doc in docs]
+        return self._analyze(docs)
 
-    def _analyze(self, doc: Doc) -> dict:
+    def _analyze(self, docs: List[Doc]) -> List[dict]:
+        """All sentences of the batch go to :meth:`PunctModel.analyze` together (one compile
+        and one ATTACH scoring per sentence, shared by the Viterbi pass and ``p'(x|T)``)."""
         pm = self.punct_model
-        entries: List[dict] = []
-        tokens: Dict[int, Tuple[tuple, tuple]] = {}
-        total = 0.0
-        for si, ps, word_tokens in doc_sentences(doc, quote_xpos=self.quote_xpos):
-            if ps is None:  # only punctuation: nothing sprouts it
-                continue
-            prep = pm.prepare(ps)
-            lr = pm.best_underlying(prep)
-            total += float(pm.log_probs(pm.prepare_eval([ps]), backoff=True)[0])
-            # p(x|T) = 0 leaves lr None: no explanation exists, so say so rather than guess
-            u = underlying_sequences(ps.heads, lr) if lr is not None else [None] * len(ps.slots)
-            for i, x in enumerate(ps.slots):
-                entries.append({"sentence": si, "slot": i, "after": word_tokens[i - 1] if i else None,
-                                "underlying": tuple(u[i]) if u[i] is not None else None,
-                                "surface": tuple(x)})
-            if lr is not None:
-                for w, tok_i in enumerate(word_tokens):
-                    tokens[tok_i] = (tuple(lr[w][0]), tuple(lr[w][1]))
-        return {"underlying_punct": entries, "punct_logprob": total, "tokens": tokens}
+        sents = [[(si, ps, wt) for si, ps, wt in doc_sentences(doc, quote_xpos=self.quote_xpos)
+                  if ps is not None]  # only punctuation: nothing sprouts it
+                 for doc in docs]
+        results = iter(pm.analyze([ps for doc_sents in sents for _, ps, _ in doc_sents]))
+        out = []
+        for doc_sents in sents:
+            entries: List[dict] = []
+            tokens: Dict[int, Tuple[tuple, tuple]] = {}
+            total = 0.0
+            for si, ps, word_tokens in doc_sents:
+                lr, logprob = next(results)
+                total += logprob
+                # p(x|T) = 0 leaves lr None: no explanation exists, so say so rather than guess
+                u = underlying_sequences(ps.heads, lr) if lr is not None else [None] * len(ps.slots)
+                for i, x in enumerate(ps.slots):
+                    entries.append({"sentence": si, "slot": i, "after": word_tokens[i - 1] if i else None,
+                                    "underlying": tuple(u[i]) if u[i] is not None else None,
+                                    "surface": tuple(x)})
+                if lr is not None:
+                    for w, tok_i in enumerate(word_tokens):
+                        tokens[tok_i] = (tuple(lr[w][0]), tuple(lr[w][1]))
+            out.append({"underlying_punct": entries, "punct_logprob": total, "tokens": tokens})
+        return out
 
     def _restore_slots(self, ps) -> list:
         from .decode import restore_sentence

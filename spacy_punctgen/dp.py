@@ -144,18 +144,6 @@ def build_lattice(grammar: Grammar, heads: Sequence[int], slot_syms: Sequence[Se
     # a non-empty half must land on a non-empty surface slot (the channel never inserts)
     ok = ~((lens_a[first_a][node] == 0) & (allc[:, 0] != 0)) & ~((lens_a[last_a + 1][node] == 0) & (allc[:, 1] != 0))
     allc, node, rows = allc[ok], node[ok], rows[ok]
-    cand_ptr = np.zeros(n + 1, dtype=np.int64)
-    np.cumsum(np.bincount(node, minlength=n), out=cand_ptr[1:])
-
-    def per_node_unique(col):
-        """Sorted distinct values per node, their pointers, and each candidate's index among them."""
-        keys, inv = np.unique(node * n_pm + col, return_inverse=True)
-        ptr = np.zeros(n + 1, dtype=np.int64)
-        np.cumsum(np.bincount(keys // n_pm, minlength=n), out=ptr[1:])
-        return (keys % n_pm).tolist(), ptr, inv.ravel() - ptr[node]
-
-    ul, ul_ptr, cand_li = per_node_unique(allc[:, 0])
-    ur, ur_ptr, cand_ri = per_node_unique(allc[:, 1])
 
     def i32(v):
         return np.array(v if len(v) else [0], dtype=np.int32)
@@ -173,6 +161,30 @@ def build_lattice(grammar: Grammar, heads: Sequence[int], slot_syms: Sequence[Se
         x_sym=x_sym,
         x_ptr_r=x_ptr.copy(),
         x_sym_r=x_sym_r,
+        max_symbol=max(flat) if flat else 0,
+        **_candidate_fields(n, n_pm, allc, node, rows),
+    )
+
+
+def _candidate_fields(n: int, n_pm: int, allc: np.ndarray, node: np.ndarray, rows: np.ndarray) -> dict:
+    """The candidate arrays of a :class:`Lattice` from its (kept) candidates in node order."""
+    cand_ptr = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(np.bincount(node, minlength=n), out=cand_ptr[1:])
+
+    def per_node_unique(col):
+        """Sorted distinct values per node, their pointers, and each candidate's index among them."""
+        keys, inv = np.unique(node * n_pm + col, return_inverse=True)
+        ptr = np.zeros(n + 1, dtype=np.int64)
+        np.cumsum(np.bincount(keys // n_pm, minlength=n), out=ptr[1:])
+        return keys % n_pm, ptr, inv.ravel() - ptr[node]
+
+    ul, ul_ptr, cand_li = per_node_unique(allc[:, 0])
+    ur, ur_ptr, cand_ri = per_node_unique(allc[:, 1])
+
+    def i32(v):
+        return np.array(v if len(v) else [0], dtype=np.int32)
+
+    return dict(
         cand_ptr=cand_ptr.astype(np.int32),
         cand_li=cand_li.astype(np.int32),
         cand_ri=cand_ri.astype(np.int32),
@@ -184,9 +196,23 @@ def build_lattice(grammar: Grammar, heads: Sequence[int], slot_syms: Sequence[Se
         ul=i32(ul),
         ur_ptr=ur_ptr.astype(np.int32),
         ur=i32(ur),
-        max_symbol=max(flat) if flat else 0,
         max_puncteme=int(allc.max()) if allc.size else 0,
     )
+
+
+def restrict_lattice(lat: Lattice, keep: np.ndarray, n_punctemes: int) -> Lattice:
+    """The lattice with only the candidates where ``keep`` (bool per candidate) holds: equal,
+    array for array, to :func:`build_lattice` given only those candidates (their rows keep
+    their numbers).  Analysis uses it to get the unsmoothed lattice from the smoothed one
+    without compiling the sentence twice."""
+    keep = np.asarray(keep, dtype=bool)
+    if keep.shape != (lat.n_candidates,):
+        raise ValueError(f"keep must have shape ({lat.n_candidates},), got {keep.shape}")
+    allc = np.stack([lat.cand_l[keep], lat.cand_r[keep]], axis=1)
+    fields = {f: getattr(lat, f) for f in ("n", "first", "last", "kid_ptr", "kids", "nleft", "order", "roots",
+                                           "x_ptr", "x_sym", "x_ptr_r", "x_sym_r", "max_symbol")}
+    return Lattice(**fields, **_candidate_fields(lat.n, int(n_punctemes), allc, lat.cand_node[keep],
+                                                 lat.cand_row[keep]))
 
 
 @dataclass

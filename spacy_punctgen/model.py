@@ -50,7 +50,8 @@ import numpy as np
 from .attach import AttachForward, AttachScorer
 from .channel import (bos_edit_mask, channel_grad, channel_probs, identity_channel, init_psi, is_r2l,
                       parse_direction)
-from .dp import Grammar, Lattice, build_lattice, inside_outside, log_prob as dp_log_prob, viterbi
+from .dp import (Grammar, Lattice, build_lattice, inside_outside, log_prob as dp_log_prob, restrict_lattice,
+                 viterbi)
 from .features import FeatureConfig, FeatureExtractor, FeatureIndex
 from .inventory import PunctInventory
 from .preprocess import PunctSentence
@@ -90,6 +91,17 @@ class Prepared:
     @property
     def n_slots(self) -> int:
         return self.n + 1
+
+
+@dataclass
+class _RelArrays:
+    """What :meth:`PunctModel.prepare` needs per relation table (see ``_rel_arrays``)."""
+
+    cands: List[np.ndarray]  # int64 (P [+ smoothing pairs], 2) candidate pairs
+    size: np.ndarray  # int64 (R,): |W_d|
+    offset: np.ndarray  # int64 (R,): where relation r's rows start in ``unmatched``
+    n_extra: np.ndarray  # float64 (R,): number of smoothing pairs (0 when not smoothed)
+    unmatched: np.ndarray  # float64 (Σ P,): the tables' ``unmatched`` flags, concatenated
 
 
 @dataclass
@@ -177,27 +189,43 @@ class PunctModel:
         rel_ids, ptr, units = self.extractor.sentence_units(sentence)
         slot_syms = [[0] + [inv.symbol_id(t) for t in sentence.slots[0]]]
         slot_syms += [[inv.symbol_id(t) for t in sl] for sl in sentence.slots[1:]]
-        tables = self.extractor.rel_tables
-        if smoothed:
-            cands = [np.concatenate([tables[r].pairs, self.smoothing_pairs(int(r))]) for r in rel_ids]
-        else:
-            cands = [tables[r].pairs for r in rel_ids]
+        rt = self._rel_arrays(smoothed)
+        cands = [rt.cands[r] for r in rel_ids.tolist()]
         lat = build_lattice(self.grammar, list(sentence.heads), slot_syms, cands)
         tilt = np.zeros(lat.n_candidates, dtype=np.float64)
         extra = share = None
         if lat.n_candidates:
             rel_of = rel_ids[lat.cand_node]
-            sizes = np.array([tables[r].size for r in rel_of], dtype=np.int64)
-            extra = lat.cand_row >= sizes
-            for rid in np.unique(rel_of):
-                sel = (rel_of == rid) & ~extra
-                tilt[sel] = tables[rid].unmatched[lat.cand_row[sel]]
+            extra = lat.cand_row >= rt.size[rel_of]
+            sel = ~extra
+            tilt[sel] = rt.unmatched[rt.offset[rel_of[sel]] + lat.cand_row[sel]]
             if smoothed:
-                n_extra = np.array([len(self.smoothing_pairs(int(r))) for r in rel_of], dtype=np.float64)
-                share = np.where(extra, 1.0 / np.maximum(n_extra, 1.0), 0.0)
+                share = np.where(extra, 1.0 / np.maximum(rt.n_extra[rel_of], 1.0), 0.0)
         if not smoothed:
             extra = None
         return Prepared(sentence, rel_ids, ptr, units, lat, tilt, slot_syms, smoothed, extra, share)
+
+    def _rel_arrays(self, smoothed: bool) -> "_RelArrays":
+        """Per-relation candidate arrays, sizes, smoothing counts and flat ``unmatched`` flags,
+        cached (they depend only on the inventory; rebuilt when a new relation is interned)."""
+        cache = self.__dict__.setdefault("_rel_cache", {})
+        tables = self.extractor.rel_tables
+        got = cache.get(smoothed)
+        if got is None or len(got.cands) != len(tables):
+            sizes = np.array([t.size for t in tables], dtype=np.int64)
+            offset = np.zeros(len(tables), dtype=np.int64)
+            if len(tables) > 1:
+                np.cumsum(sizes[:-1], out=offset[1:])
+            if smoothed:
+                extras = [self.smoothing_pairs(r) for r in range(len(tables))]
+                cands = [np.concatenate([t.pairs, e]) for t, e in zip(tables, extras)]
+                n_extra = np.array([len(e) for e in extras], dtype=np.float64)
+            else:
+                cands = [t.pairs for t in tables]
+                n_extra = np.zeros(len(tables), dtype=np.float64)
+            unm = np.concatenate([t.unmatched for t in tables]) if tables else np.zeros(0)
+            got = cache[smoothed] = _RelArrays(cands, sizes, offset, n_extra, unm)
+        return got
 
     def prepare_all(self, sentences: Sequence[PunctSentence], smoothed: bool = False) -> List[Prepared]:
         return [self.prepare(s, smoothed) for s in sentences]
@@ -320,9 +348,25 @@ class PunctModel:
 
     # ---------------------------------------------------------------- scoring
     def phi(self) -> np.ndarray:
+        """The channel tables ``φ = softmax(ψ)`` (float64 ``[S, S, 4]``; a fresh copy)."""
+        return self._phi().copy()
+
+    def _phi(self) -> np.ndarray:
+        """``φ``, cached until ψ, the mode or the direction changes: the cache compares ψ with a
+        saved copy (tens of µs against the softmax's ms), so in-place edits of ψ are seen.
+        Shared between calls: callers must not modify it."""
+        key = (self.mode, self.r2l, self.n_symbols)
+        got = self.__dict__.get("_phi_cache")
+        if got is not None and got[0] == key and (self.mode == "attach" or (
+                got[1].shape == self.psi.shape and got[1].dtype == self.psi.dtype
+                and np.array_equal(got[1], self.psi))):
+            return got[2]
         if self.mode == "attach":
-            return identity_channel(self.n_symbols)
-        return channel_probs(self.psi, bos_edit_mask(self.n_symbols, self.r2l))
+            phi = identity_channel(self.n_symbols)
+        else:
+            phi = channel_probs(self.psi, bos_edit_mask(self.n_symbols, self.r2l))
+        self._phi_cache = (key, None if self.mode == "attach" else np.array(self.psi, copy=True), phi)
+        return phi
 
     def _forward(self, batch: Sequence[Prepared]) -> Tuple[AttachForward, List[np.ndarray], np.ndarray]:
         rel = np.concatenate([p.rel_ids for p in batch])
@@ -355,7 +399,7 @@ class PunctModel:
                   chunk: int = 64) -> np.ndarray:
         """log p(x|T) per sentence (``-inf`` if impossible); with ``backoff`` the mixture p'."""
         out = np.empty(len(batch), dtype=np.float64)
-        phi = self.phi()
+        phi = self._phi()
         for a in range(0, len(batch), chunk):
             part = batch[a:a + chunk]
             fwd, pos, _ = self._forward(part)
@@ -406,7 +450,7 @@ class PunctModel:
         fwd, pos, node_start = self._forward(batch)
         p = np.exp(fwd.logp)
         G = np.zeros_like(p)
-        phi = self.phi()
+        phi = self._phi()
         full = self.mode == "full"
         gpsi = np.zeros(phi.shape, dtype=np.float64) if full else None
         loglik = 0.0
@@ -468,11 +512,45 @@ class PunctModel:
         prep = sentence if isinstance(sentence, Prepared) else self.prepare(sentence)
         fwd, pos, _ = self._forward([prep])
         cand_p = self._cand_p(fwd, prep, pos[0])
-        logbest, best = viterbi(prep.lattice, self.grammar, cand_p, self.phi(), self.r2l)
+        logbest, best = viterbi(prep.lattice, self.grammar, cand_p, self._phi(), self.r2l)
         if not np.isfinite(logbest):
             return None
         lat = prep.lattice
         return [(self.puncteme(int(lat.cand_l[k])), self.puncteme(int(lat.cand_r[k]))) for k in best]
+
+    def analyze(self, sentences: Sequence[PunctSentence], chunk: int = 256
+                ) -> List[Tuple[Optional[List[Tuple[Tuple[str, ...], Tuple[str, ...]]]], float]]:
+        """Per sentence, what the ``punctgen`` component reports: the best derivation's pairs
+        (:meth:`best_underlying` of the unsmoothed model, None if ``p(x|T) = 0``) and
+        ``log p'(x|T)`` (:meth:`log_probs` of :meth:`prepare_eval`, with ``backoff``).
+
+        Each sentence is compiled once (smoothed when ``smooth_delta > 0``; the unsmoothed
+        lattice is that lattice without the smoothing pairs) and ATTACH-scored once for a
+        whole chunk of sentences; the results equal the separate calls.
+        """
+        out: List[Tuple[Optional[list], float]] = []
+        smoothed = self.smooth_delta > 0
+        phi, g, r2l = self._phi(), self.grammar, self.r2l
+        n_pm = len(g.punctemes)
+        eps = self.backoff_eps
+        for a in range(0, len(sentences), max(1, int(chunk))):
+            preps = [self.prepare(s, smoothed) for s in sentences[a:a + chunk]]
+            fwd, pos, _ = self._forward(preps)
+            lp = np.empty(len(preps), dtype=np.float64)
+            bests = []
+            for j, (prep, ps) in enumerate(zip(preps, pos)):
+                lat = prep.lattice
+                lp[j] = dp_log_prob(lat, g, self._cand_p(fwd, prep, ps), phi, r2l)
+                if smoothed and lat.n_candidates:
+                    plain = ~prep.cand_extra
+                    lat, ps = restrict_lattice(lat, plain, n_pm), ps[plain]
+                logbest, best = viterbi(lat, g, np.exp(fwd.logp[ps]), phi, r2l)
+                bests.append([(self.puncteme(int(lat.cand_l[k])), self.puncteme(int(lat.cand_r[k])))
+                              for k in best] if np.isfinite(logbest) else None)
+            q = np.array([self.backoff_log_q(p) for p in preps])
+            lp = np.logaddexp(np.log1p(-eps) + lp, np.log(eps) + q)
+            out.extend(zip(bests, lp.tolist()))
+        return out
 
     def node_distribution(self, sentence: Union[PunctSentence, Prepared], w: int
                           ) -> List[Tuple[Tuple[str, ...], Tuple[str, ...], float]]:
