@@ -222,6 +222,10 @@ cdef struct Tree:
     const int* ur
     const int* pm_ptr
     const int* pm_sym
+    const int* pm_tail    # puncteme id of p minus its first symbol (-1: not a puncteme)
+    const int* pm_head    # puncteme id of p minus its last symbol (-1: not a puncteme)
+    int* loc              # scratch, one per puncteme, all -1 between uses
+    int max_len           # longest puncteme
     Slot* slots
     const double* phi
     bint r2l
@@ -261,6 +265,50 @@ cdef inline void _apply_puncteme_row(Tree* t, int slot, int pm, const num* vin, 
     for q in range(p0, p1):
         _row(sl, t.S, t.pm_sym[q], t.phi, t.r2l, vout, tmp, mx)
         _copy(vout, tmp, sl.N)
+
+
+
+cdef inline void _rows_col(Tree* t, int slot, const int* pms, int U, const num* vin, num* out,
+                           num* tmp, bint mx) noexcept nogil:
+    """out[u] = M(pms[u])·vin for u < U (rows of ``N`` entries), shortest punctemes first, so
+    that a puncteme whose tail (all but its first symbol) is also among ``pms`` costs one
+    symbol: M(l) = M(l₁)·M(tail).  The same operations on the same vectors as
+    :func:`_apply_puncteme_col`, so the rows are bit-identical to it."""
+    cdef int N = t.slots[slot].N, L, u, pm, q
+    for u in range(U):
+        t.loc[pms[u]] = u
+    for L in range(t.max_len + 1):
+        for u in range(U):
+            pm = pms[u]
+            if t.pm_ptr[pm + 1] - t.pm_ptr[pm] != L:
+                continue
+            q = t.pm_tail[pm] if L > 0 else -1
+            if q >= 0 and t.loc[q] >= 0:
+                _col(t.slots[slot], t.S, t.pm_sym[t.pm_ptr[pm]], t.phi, t.r2l, out + t.loc[q] * N, out + u * N, mx)
+            else:
+                _apply_puncteme_col(t, slot, pm, vin, out + u * N, tmp, mx)
+    for u in range(U):
+        t.loc[pms[u]] = -1
+
+
+cdef inline void _rows_row(Tree* t, int slot, const int* pms, int U, const num* vin, num* out,
+                           num* tmp, bint mx) noexcept nogil:
+    """out[u] = vinᵀ·M(pms[u]), sharing heads (all but the last symbol) like :func:`_rows_col`."""
+    cdef int N = t.slots[slot].N, L, u, pm, q
+    for u in range(U):
+        t.loc[pms[u]] = u
+    for L in range(t.max_len + 1):
+        for u in range(U):
+            pm = pms[u]
+            if t.pm_ptr[pm + 1] - t.pm_ptr[pm] != L:
+                continue
+            q = t.pm_head[pm] if L > 0 else -1
+            if q >= 0 and t.loc[q] >= 0:
+                _row(t.slots[slot], t.S, t.pm_sym[t.pm_ptr[pm + 1] - 1], t.phi, t.r2l, out + t.loc[q] * N, out + u * N, mx)
+            else:
+                _apply_puncteme_row(t, slot, pm, vin, out + u * N, tmp, mx)
+    for u in range(U):
+        t.loc[pms[u]] = -1
 
 
 cdef double _in_col(Tree* t, Store* st, num* buf, const num* P, int w, const num* v, num* out,
@@ -344,12 +392,11 @@ cdef double _inside(Tree* t, Store* st, num* buf, const num* P, num* v, num* v2,
         # A: a_l = M_i(l)·ML
         UL = t.ul_ptr[w + 1] - t.ul_ptr[w]
         A = buf + st.offA[w]
+        _rows_col(t, i, t.ul + t.ul_ptr[w], UL, v, A, tmp, mx)
         mxv = 0.0
-        for l in range(UL):
-            _apply_puncteme_col(t, i, t.ul[t.ul_ptr[w] + l], v, A + l * Ni, tmp, mx)
-            for s in range(Ni):
-                if fabs(re(A[l * Ni + s])) > mxv:
-                    mxv = fabs(re(A[l * Ni + s]))
+        for s in range(UL * Ni):
+            if fabs(re(A[s])) > mxv:
+                mxv = fabs(re(A[s]))
         if mxv > 0.0:
             for s in range(UL * Ni):
                 A[s] = A[s] / mxv
@@ -370,12 +417,11 @@ cdef double _inside(Tree* t, Store* st, num* buf, const num* P, num* v, num* v2,
         _copy(buf + st.offMR[w], v, Nk)
         UR = t.ur_ptr[w + 1] - t.ur_ptr[w]
         B = buf + st.offB[w]
+        _rows_row(t, k, t.ur + t.ur_ptr[w], UR, v, B, tmp, mx)
         mxv = 0.0
-        for r in range(UR):
-            _apply_puncteme_row(t, k, t.ur[t.ur_ptr[w] + r], v, B + r * Nk, tmp, mx)
-            for s in range(Nk):
-                if fabs(re(B[r * Nk + s])) > mxv:
-                    mxv = fabs(re(B[r * Nk + s]))
+        for s in range(UR * Nk):
+            if fabs(re(B[s])) > mxv:
+                mxv = fabs(re(B[s]))
         if mxv > 0.0:
             for s in range(UR * Nk):
                 B[s] = B[s] / mxv
@@ -626,6 +672,7 @@ cdef class _Workspace:
     cdef object keep  # references to arrays backing the pointers
     cdef long[::1] offs
     cdef double[::1] scales
+    cdef int[::1] loc
 
     def __cinit__(self):
         self.slots = NULL
@@ -643,9 +690,14 @@ cdef class _Workspace:
         cdef int[::1] cand_ptr = lat.cand_ptr, cand_li = lat.cand_li, cand_ri = lat.cand_ri
         cdef int[::1] ul_ptr = lat.ul_ptr, ul = lat.ul, ur_ptr = lat.ur_ptr, ur = lat.ur
         cdef int[::1] pm_ptr = grammar.pm_ptr, pm_sym = grammar.pm_sym
+        cdef int[::1] pm_tail = grammar.pm_tail, pm_head = grammar.pm_head
+        cdef int n_pm = pm_ptr.shape[0] - 1
+        if pm_tail.shape[0] != n_pm or pm_head.shape[0] != n_pm:
+            raise ValueError("grammar: pm_tail / pm_head must have one entry per puncteme")
+        self.loc = np.full(max(n_pm, 1), -1, dtype=np.int32)
         if phi.shape[0] != S or phi.shape[1] != S or phi.shape[2] != 4:
             raise ValueError(f"phi must have shape ({S}, {S}, 4), got {tuple(phi.shape)[:3]}")
-        self.keep = (lat, grammar, phi)
+        self.keep = (lat, grammar, phi, pm_tail, pm_head)
         self.slots = <Slot*>malloc((n + 1) * sizeof(Slot))
         self.maxN = 1
         self.maxSym = 1
@@ -677,6 +729,10 @@ cdef class _Workspace:
         self.t.ur = &ur[0]
         self.t.pm_ptr = &pm_ptr[0]
         self.t.pm_sym = &pm_sym[0] if pm_sym.shape[0] > 0 else NULL
+        self.t.pm_tail = &pm_tail[0]
+        self.t.pm_head = &pm_head[0]
+        self.t.loc = &self.loc[0]
+        self.t.max_len = self.maxSym
         self.t.slots = self.slots
         self.t.phi = &phi[0, 0, 0]
         self.t.r2l = r2l
@@ -841,3 +897,57 @@ def sample_dp(lat, grammar, cand_p, double[:, :, ::1] phi, bint r2l, double[:, :
                 if q + 1 < t.n_roots:
                     _copy(bp + st.offCL[t.roots[q + 1]], bp + st.offMR[c], t.slots[t.last[c] + 1].N)
     return logZ, np.asarray(choices)
+
+
+cdef void _per_node_unique(long n, long n_pm, const long* col, const int* cand_ptr, int* stamp,
+                           int* rank, int* ptr, int* vals, int* idx) noexcept nogil:
+    """Per node: its candidates' distinct values of ``col`` in increasing order (``vals``,
+    node w's at ``ptr[w]:ptr[w+1]``) and each candidate's index among them (``idx``)."""
+    cdef long w, k, v
+    cdef int cnt
+    ptr[0] = 0
+    for w in range(n):
+        for k in range(cand_ptr[w], cand_ptr[w + 1]):
+            stamp[col[k]] = <int>w
+        cnt = 0
+        for v in range(n_pm):
+            if stamp[v] == w:
+                rank[v] = cnt
+                vals[ptr[w] + cnt] = <int>v
+                cnt += 1
+        ptr[w + 1] = ptr[w] + cnt
+        for k in range(cand_ptr[w], cand_ptr[w + 1]):
+            idx[k] = rank[col[k]]
+
+
+def candidate_fields(long n, long n_pm, const long[::1] cand_l, const long[::1] cand_r,
+                     const long[::1] node):
+    """The candidate index arrays of a lattice (see ``dp._candidate_fields``): ``cand_ptr``,
+    ``cand_li``, ``cand_ri``, ``ul_ptr``, ``ul``, ``ur_ptr``, ``ur`` (int32; ``ul``/``ur`` are
+    ``[0]`` when empty).  ``node`` must be non-decreasing and every value in ``0..n_pm-1``."""
+    cdef long K = node.shape[0], k
+    if cand_l.shape[0] != K or cand_r.shape[0] != K:
+        raise ValueError("cand_l, cand_r and node must have one length")
+    for k in range(K):
+        if node[k] < 0 or node[k] >= n or (k > 0 and node[k] < node[k - 1]):
+            raise ValueError("candidate nodes must be non-decreasing and within the sentence")
+        if cand_l[k] < 0 or cand_l[k] >= n_pm or cand_r[k] < 0 or cand_r[k] >= n_pm:
+            raise ValueError(f"candidate {k} has a puncteme id outside 0..{n_pm - 1}")
+    cdef int[::1] cand_ptr = np.zeros(n + 1, dtype=np.int32)
+    for k in range(K):
+        cand_ptr[node[k] + 1] += 1
+    for k in range(n):
+        cand_ptr[k + 1] += cand_ptr[k]
+    cdef int[::1] stamp = np.full(max(n_pm, 1), -1, dtype=np.int32)
+    cdef int[::1] rank = np.zeros(max(n_pm, 1), dtype=np.int32)
+    cdef int[::1] li = np.zeros(K, dtype=np.int32), ri = np.zeros(K, dtype=np.int32)
+    cdef int[::1] ul_ptr = np.zeros(n + 1, dtype=np.int32), ur_ptr = np.zeros(n + 1, dtype=np.int32)
+    cdef int[::1] ul = np.zeros(max(K, 1), dtype=np.int32), ur = np.zeros(max(K, 1), dtype=np.int32)
+    if K:
+        with nogil:
+            _per_node_unique(n, n_pm, &cand_l[0], &cand_ptr[0], &stamp[0], &rank[0], &ul_ptr[0], &ul[0], &li[0])
+            stamp[:] = -1
+            _per_node_unique(n, n_pm, &cand_r[0], &cand_ptr[0], &stamp[0], &rank[0], &ur_ptr[0], &ur[0], &ri[0])
+    nl, nr = max(ul_ptr[n], 1), max(ur_ptr[n], 1)
+    return (np.asarray(cand_ptr), np.asarray(li), np.asarray(ri), np.asarray(ul_ptr),
+            np.asarray(ul)[:nl].copy(), np.asarray(ur_ptr), np.asarray(ur)[:nr].copy())

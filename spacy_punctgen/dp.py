@@ -37,6 +37,11 @@ class Grammar:
         np.cumsum(lens, out=self.pm_ptr[1:])
         flat = [s for p in self.punctemes for s in p]
         self.pm_sym = np.array(flat or [0], dtype=np.int32)
+        # the puncteme without its first (last) symbol, -1 if that is no puncteme: the DP builds
+        # a puncteme's channel rows from its tail's (head's) with one more symbol
+        ids = {p: i for i, p in enumerate(self.punctemes)}
+        self.pm_tail = np.array([ids.get(p[1:], -1) if p else -1 for p in self.punctemes], dtype=np.int32)
+        self.pm_head = np.array([ids.get(p[:-1], -1) if p else -1 for p in self.punctemes], dtype=np.int32)
 
 
 @dataclass
@@ -167,37 +172,16 @@ def build_lattice(grammar: Grammar, heads: Sequence[int], slot_syms: Sequence[Se
 
 
 def _candidate_fields(n: int, n_pm: int, allc: np.ndarray, node: np.ndarray, rows: np.ndarray) -> dict:
-    """The candidate arrays of a :class:`Lattice` from its (kept) candidates in node order."""
-    cand_ptr = np.zeros(n + 1, dtype=np.int64)
-    np.cumsum(np.bincount(node, minlength=n), out=cand_ptr[1:])
-
-    def per_node_unique(col):
-        """Sorted distinct values per node, their pointers, and each candidate's index among them."""
-        keys, inv = np.unique(node * n_pm + col, return_inverse=True)
-        ptr = np.zeros(n + 1, dtype=np.int64)
-        np.cumsum(np.bincount(keys // n_pm, minlength=n), out=ptr[1:])
-        return keys % n_pm, ptr, inv.ravel() - ptr[node]
-
-    ul, ul_ptr, cand_li = per_node_unique(allc[:, 0])
-    ur, ur_ptr, cand_ri = per_node_unique(allc[:, 1])
-
-    def i32(v):
-        return np.array(v if len(v) else [0], dtype=np.int32)
-
-    return dict(
-        cand_ptr=cand_ptr.astype(np.int32),
-        cand_li=cand_li.astype(np.int32),
-        cand_ri=cand_ri.astype(np.int32),
-        cand_l=np.ascontiguousarray(allc[:, 0]),
-        cand_r=np.ascontiguousarray(allc[:, 1]),
-        cand_node=node,
-        cand_row=rows,
-        ul_ptr=ul_ptr.astype(np.int32),
-        ul=i32(ul),
-        ur_ptr=ur_ptr.astype(np.int32),
-        ur=i32(ur),
-        max_puncteme=int(allc.max()) if allc.size else 0,
-    )
+    """The candidate arrays of a :class:`Lattice` from its (kept) candidates in node order: per
+    node, the sorted distinct left (right) punctemes and each candidate's index among them
+    (computed by the compiled core: this runs for every sentence analysed)."""
+    cand_l = np.ascontiguousarray(allc[:, 0], dtype=np.int64)
+    cand_r = np.ascontiguousarray(allc[:, 1], dtype=np.int64)
+    node = np.ascontiguousarray(node, dtype=np.int64)
+    cand_ptr, cand_li, cand_ri, ul_ptr, ul, ur_ptr, ur = _dp.candidate_fields(n, n_pm, cand_l, cand_r, node)
+    return dict(cand_ptr=cand_ptr, cand_li=cand_li, cand_ri=cand_ri, cand_l=cand_l, cand_r=cand_r,
+                cand_node=node, cand_row=rows, ul_ptr=ul_ptr, ul=ul, ur_ptr=ur_ptr, ur=ur,
+                max_puncteme=int(allc.max()) if allc.size else 0)
 
 
 def restrict_lattice(lat: Lattice, keep: np.ndarray, n_punctemes: int) -> Lattice:

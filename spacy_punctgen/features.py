@@ -396,6 +396,10 @@ class FeatureExtractor:
     # -- relations -----------------------------------------------------------
     def relation_id(self, deprel: str) -> int:
         """Id of the relation table used for a node with this (full) deprel."""
+        cache = self.__dict__.setdefault("_rel_of_deprel", {})
+        rid = cache.get(deprel)
+        if rid is not None:
+            return rid
         pairs = self.inventory.pairs_for(deprel)
         key = relation_key(deprel)
         if key not in self.inventory.pairs:
@@ -405,6 +409,7 @@ class FeatureExtractor:
             rid = len(self.rel_tables)
             self.rel_ids[key] = rid
             self.rel_tables.append(self._make_table(key, pairs))
+        cache[deprel] = rid
         return rid
 
     def _make_table(self, key: str, pairs: Sequence[Tuple[int, int]]) -> RelationTable:
@@ -462,14 +467,17 @@ class FeatureExtractor:
     def sentence_units(self, sentence) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
         """``(rel_ids[n], unit_ptr[n+1], unit_ids[E])``: each node's relation table and context units."""
         ctxs = node_contexts(sentence, self.inventory, self.config.templates)
-        rel_ids = np.array([self.relation_id(d) for d in sentence.deprels], dtype=np.int64)
+        rids = [self.relation_id(d) for d in sentence.deprels]
         ptr = np.zeros(len(ctxs) + 1, dtype=np.int64)
         units: List[int] = []
+        known = self._unit_ids
         for w, cs in enumerate(ctxs):
-            rid = int(rel_ids[w])
-            units.extend(self.unit_id(rid, c) for c in cs)
+            rid = rids[w]
+            for c in cs:
+                uid = known.get((rid, c))
+                units.append(self.unit_id(rid, c) if uid is None else uid)
             ptr[w + 1] = len(units)
-        return rel_ids, ptr, np.array(units, dtype=np.int64)
+        return np.array(rids, dtype=np.int64), ptr, np.array(units, dtype=np.int64)
 
 
 class FeatureIndex:

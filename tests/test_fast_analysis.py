@@ -183,3 +183,47 @@ def test_component_batch_equals_one_doc_at_a_time():
         return (doc._.underlying_punct, doc._.punct_logprob, [(t._.punct_left, t._.punct_right) for t in doc])
 
     assert [outputs(d) for d in one] == [outputs(d) for d in many]
+
+
+def numpy_candidate_fields(n, n_pm, allc, node):
+    """The lattice's candidate index arrays as build_lattice computed them before the compiled
+    core did (np.unique per node)."""
+    cand_ptr = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(np.bincount(node, minlength=n), out=cand_ptr[1:])
+
+    def per_node_unique(col):
+        keys, inv = np.unique(node * n_pm + col, return_inverse=True)
+        ptr = np.zeros(n + 1, dtype=np.int64)
+        np.cumsum(np.bincount(keys // n_pm, minlength=n), out=ptr[1:])
+        return (keys % n_pm).tolist(), ptr, inv.ravel() - ptr[node]
+
+    ul, ul_ptr, li = per_node_unique(allc[:, 0])
+    ur, ur_ptr, ri = per_node_unique(allc[:, 1])
+    i32 = lambda v: np.array(v if len(v) else [0], dtype=np.int32)  # noqa: E731
+    return dict(cand_ptr=cand_ptr.astype(np.int32), cand_li=li.astype(np.int32), cand_ri=ri.astype(np.int32),
+                ul_ptr=ul_ptr.astype(np.int32), ul=i32(ul), ur_ptr=ur_ptr.astype(np.int32), ur=i32(ur))
+
+
+def test_compiled_candidate_arrays_equal_the_numpy_ones(shipped, sample_sents):
+    from dp_fixtures import random_problem
+
+    rng = np.random.default_rng(3)
+    lattices = [shipped.prepare(s, smoothed=sm).lattice for s in sample_sents[:40] for sm in (False, True)]
+    lattices += [random_problem(rng, n=int(rng.integers(1, 9)))[6] for _ in range(200)]
+    n_pm = len(shipped.grammar.punctemes)
+    for lat in lattices:
+        allc = np.stack([lat.cand_l, lat.cand_r], axis=1)
+        want = numpy_candidate_fields(lat.n, max(n_pm, int(allc.max(initial=0)) + 1), allc, lat.cand_node)
+        for name, arr in want.items():
+            got = getattr(lat, name)
+            assert got.dtype == arr.dtype and np.array_equal(got, arr), name
+
+
+def test_compiled_candidate_arrays_refuse_bad_input():
+    from spacy_punctgen import _dp
+
+    z = np.zeros(2, dtype=np.int64)
+    with pytest.raises(ValueError, match="non-decreasing"):
+        _dp.candidate_fields(2, 3, z, z, np.array([1, 0], dtype=np.int64))
+    with pytest.raises(ValueError, match="puncteme id"):
+        _dp.candidate_fields(2, 3, np.array([0, 3], dtype=np.int64), z, z)
