@@ -1,7 +1,8 @@
 """Punctuation restoration: choose surface punctuation ``x̂`` for an unpunctuated tree ``T``
 by minimum Bayes risk under ``p(x | T)`` (paper §6.1, MODEL.md §5 "Restoration").
 
-The loss is the token edit distance summed over slots.  Three decoders:
+The loss is the token edit distance summed over slots.  :func:`restore_mixtures` decodes from
+several trees of one sentence at once (their uniform mixture, paper footnote 20).  Three decoders:
 
 * ``"sample"`` -- the paper's: draw ``n_samples`` sentences ``x ~ p(x|T)`` by ancestral
   sampling and return the *sampled sentence* with the least total expected loss
@@ -379,16 +380,58 @@ def _names(model, x: Tuple[int, ...]) -> Surface:
     return tuple(sym[s] for s in x)
 
 
-def _decode(model, prior: _Prior, channel: _Channel, method: str, n_samples: int,
-            rng: np.random.Generator) -> List[SlotChoice]:
+def _pool(per_tree: Sequence[List[_SlotSamples]]) -> List[_SlotSamples]:
+    """Per slot, the samples of every tree in one table (strings merged, tree 0's first)."""
+    if len(per_tree) == 1:
+        return list(per_tree[0])
+    out: List[_SlotSamples] = []
+    for slot in zip(*per_tree):
+        index: Dict[Tuple[int, ...], int] = {}
+        strings: List[Tuple[int, ...]] = []
+        ids = []
+        for s in slot:
+            for x in s.strings:
+                if x not in index:
+                    index[x] = len(strings)
+                    strings.append(x)
+            ids.append(np.array([index[x] for x in s.strings], dtype=np.int64)[s.ids])
+        all_ids = np.concatenate(ids)
+        out.append(_SlotSamples(strings, all_ids, np.bincount(all_ids, minlength=len(strings))))
+    return out
+
+
+def _allocation(n_samples: int, k: int) -> List[int]:
+    """Stratified draws of a uniform mixture of ``k`` trees: ``n_samples`` split as evenly as
+    possible, the first trees taking the remainder."""
+    q, r = divmod(int(n_samples), k)
+    return [q + (j < r) for j in range(k)]
+
+
+def _mixture_marginal(priors: Sequence[_Prior], i: int, grammar, channel: _Channel
+                      ) -> Dict[Tuple[int, ...], float]:
+    """``(1/K) Σ_k p(x_i | T_k)``: slot ``i``'s marginal under the uniform mixture of the trees."""
+    if len(priors) == 1:
+        return _slot_marginal(priors[0], i, grammar, channel)
+    mix: Dict[Tuple[int, ...], float] = {}
+    for prior in priors:
+        for x, p in _slot_marginal(prior, i, grammar, channel).items():
+            mix[x] = mix.get(x, 0.0) + p / len(priors)
+    return mix
+
+
+def _decode(model, priors: Sequence[_Prior], channel: _Channel, method: str, n_samples: int,
+            rngs: Sequence[np.random.Generator]) -> List[SlotChoice]:
+    """MBR under the uniform mixture of the trees' ``p(x | T_k)`` (one tree: plain MBR)."""
     grammar = model.grammar
+    n = priors[0].n
     if method == "exact":
         out = []
-        for i in range(prior.n + 1):
-            x, p = _exact_choice(_slot_marginal(prior, i, grammar, channel))
+        for i in range(n + 1):
+            x, p = _exact_choice(_mixture_marginal(priors, i, grammar, channel))
             out.append(SlotChoice(_names(model, x), float(p)))
         return out
-    slots = _sample_slots(prior, grammar, channel, n_samples, rng)
+    slots = _pool([_sample_slots(prior, grammar, channel, m, rng)
+                   for prior, m, rng in zip(priors, _allocation(n_samples, len(priors)), rngs) if m > 0])
     risks = [_risks(s) for s in slots]
     N = float(n_samples)
     if method == "slot":
@@ -429,9 +472,40 @@ def sample_punctuation(model, sentence: PunctSentence, n_samples: int = 1000, se
 
 def slot_marginals(model, sentence: PunctSentence) -> List[Dict[Surface, float]]:
     """The exact ``p(x_i | T)`` of every slot (strings below ``EXACT_PRUNE`` dropped)."""
-    (prior,), channel = _prepare(model, [sentence])
-    return [{_names(model, x): p for x, p in _slot_marginal(prior, i, model.grammar, channel).items()}
-            for i in range(prior.n + 1)]
+    return mixture_slot_marginals(model, [sentence])
+
+
+def _check_trees(trees: Sequence[PunctSentence], k: int) -> None:
+    """The trees of one sentence must exist and share its words."""
+    if not trees:
+        raise ValueError(f"sentence #{k}: no trees to restore from")
+    words = list(trees[0].words)
+    for j, t in enumerate(trees[1:], 1):
+        if list(t.words) != words:
+            raise ValueError(f"sentence #{k} ({trees[0].sent_id!r}): tree {j} has the words {list(t.words)[:8]}..., "
+                             f"tree 0 {words[:8]}...: a mixture needs trees of the same words")
+
+
+def _prepare_mixtures(model, tree_sets: Sequence[Sequence[PunctSentence]]
+                      ) -> Tuple[List[List[_Prior]], _Channel]:
+    """The priors of every tree, grouped by sentence (one batched ATTACH pass over all trees)."""
+    tree_sets = [list(ts) for ts in tree_sets]
+    for k, ts in enumerate(tree_sets):
+        _check_trees(ts, k)
+    flat, channel = _prepare(model, [t for ts in tree_sets for t in ts])
+    out, a = [], 0
+    for ts in tree_sets:
+        out.append(flat[a:a + len(ts)])
+        a += len(ts)
+    return out, channel
+
+
+def mixture_slot_marginals(model, trees: Sequence[PunctSentence]) -> List[Dict[Surface, float]]:
+    """``(1/K) Σ_k p(x_i | T_k)`` for every slot: the exact slot marginals of the uniform mixture
+    of ``K`` trees of one sentence (paper footnote 20; one tree: :func:`slot_marginals`)."""
+    (priors,), channel = _prepare_mixtures(model, [trees])
+    return [{_names(model, x): p for x, p in _mixture_marginal(priors, i, model.grammar, channel).items()}
+            for i in range(priors[0].n + 1)]
 
 
 def _check_args(method: str, n_samples: int) -> None:
@@ -452,7 +526,21 @@ def restore_sentences(model, sentences: Sequence[PunctSentence], method: str = "
                       n_samples: int = 1000, seed: int = 0) -> List[List[SlotChoice]]:
     """:func:`restore_sentence` for many sentences.  Sentence ``k`` draws from the random stream
     ``default_rng([seed, k])``: its result depends on its position, never on the other sentences."""
+    return restore_mixtures(model, [[s] for s in sentences], method, n_samples, seed)
+
+
+def restore_mixtures(model, tree_sets: Sequence[Sequence[PunctSentence]], method: str = "slot",
+                     n_samples: int = 1000, seed: int = 0) -> List[List[SlotChoice]]:
+    """MBR punctuation of each sentence from several trees of it (``tree_sets[k]``: the trees of
+    sentence ``k``, same words), under the uniform mixture ``p(x) = (1/K) Σ_j p(x | T_j)`` (paper
+    footnote 20: "several parses instead of one").  ``exact`` averages the trees' slot marginals;
+    ``slot``/``sample`` pool ``n_samples`` draws split evenly over the trees (stratified mixture
+    sampling), tree ``j`` of sentence ``k`` drawing from ``default_rng([seed, k])`` (``j = 0``) or
+    ``default_rng([seed, k, j])``.  One tree per sentence is exactly :func:`restore_sentences`."""
     _check_args(method, n_samples)
-    priors, channel = _prepare(model, sentences)
-    return [_decode(model, prior, channel, method, n_samples, np.random.default_rng([int(seed), k]))
-            for k, prior in enumerate(priors)]
+    prior_sets, channel = _prepare_mixtures(model, tree_sets)
+    out = []
+    for k, priors in enumerate(prior_sets):
+        rngs = [np.random.default_rng([int(seed), k] + ([j] if j else [])) for j in range(len(priors))]
+        out.append(_decode(model, priors, channel, method, n_samples, rngs))
+    return out

@@ -7,6 +7,11 @@ have them, else by order) -- and scored against the gold slots of TEST with
 :func:`metrics.restoration_report` (AED, comma P/R/F1).  With ``--parsed`` the
 parser's UAS/LAS against the gold depunctuated trees are reported too (both trees
 projectivised, relations compared without subtypes' case).
+
+Several ``--parsed`` files (repeated, or one comma-separated list) give several trees per
+sentence, e.g. from parsers of different training data or seeds; punctuation is then
+decoded from the uniform mixture of the trees' ``p(x | T_k)`` (paper footnote 20,
+:func:`decode.restore_mixtures`), and each parser's scores are reported under ``parsers``.
 """
 from __future__ import annotations
 
@@ -17,7 +22,7 @@ from typing import List, Optional, Sequence
 
 from .cli import command
 from .conllu_io import read_conllu
-from .decode import METHODS, restore_sentences
+from .decode import METHODS, restore_mixtures
 from .metrics import gold_slots, restoration_report
 from .model import PunctModel
 from .predictions import record, write_predictions
@@ -59,24 +64,41 @@ def attachment_scores(gold: Sequence[PunctSentence], pred: Sequence[PunctSentenc
     return {"uas": uas / n if n else 0.0, "las": las / n if n else 0.0, "n_words": n}
 
 
+def parsed_paths(parsed) -> List[str]:
+    """``--parsed`` values as a list of paths: None, one path, or paths and comma-separated lists."""
+    if not parsed:
+        return []
+    items = [parsed] if isinstance(parsed, (str, Path)) else list(parsed)
+    paths = [p.strip() for item in items for p in str(item).split(",") if p.strip()]
+    if not paths:
+        raise ValueError(f"--parsed {parsed!r} names no file")
+    return paths
+
+
 def evaluate_restore(model: PunctModel, test, parsed=None, method: str = "slot", n_samples: int = 1000,
                      seed: int = 0, predictions: Optional[str] = None, limit: int = 0) -> dict:
     gold, stats = preprocess_file(test)
     if limit:
         gold = gold[:limit]
-    trees = parsed_sentences(parsed, gold) if parsed else gold
+    paths = parsed_paths(parsed)
+    parses = [parsed_sentences(p, gold) for p in paths]
+    tree_sets = [list(ts) for ts in zip(*parses)] if parses else [[g] for g in gold]
     t0 = time.perf_counter()
-    choices = restore_sentences(model, trees, method=method, n_samples=n_samples, seed=seed)
+    choices = restore_mixtures(model, tree_sets, method=method, n_samples=n_samples, seed=seed)
     seconds = time.perf_counter() - t0
     pred = [[c.surface for c in sent] for sent in choices]
     report = restoration_report(gold_slots(gold), pred)
-    out = {"test": str(test), "trees": str(parsed) if parsed else "gold", "method": method,
+    trees = "gold" if not paths else (paths[0] if len(paths) == 1 else paths)
+    out = {"test": str(test), "trees": trees, "method": method,
            "n_samples": n_samples if method != "exact" else None, "seed": seed,
            **report, "n_omitted": stats.omitted_nonleaf + stats.omitted_empty,
            "decode_seconds": round(seconds, 3),
            "sentences_per_second": round(len(gold) / seconds, 2) if seconds > 0 else None}
-    if parsed:
-        out["parser"] = attachment_scores(gold, trees)
+    if len(parses) == 1:
+        out["parser"] = attachment_scores(gold, parses[0])
+    elif parses:
+        out["n_trees"] = len(parses)
+        out["parsers"] = [{"parsed": p, **attachment_scores(gold, t)} for p, t in zip(paths, parses)]
     if predictions:
         write_predictions(predictions, (record(p, g.sent_id, [c.prob for c in ch])
                                         for p, g, ch in zip(pred, gold, choices)))
@@ -87,8 +109,9 @@ def evaluate_restore(model: PunctModel, test, parsed=None, method: str = "slot",
 def _arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("model", help="model directory written by `train`")
     p.add_argument("test", help="CoNLL-U file, or a UD folder (uses its *-ud-test.conllu)")
-    p.add_argument("--parsed", default=None,
-                   help="CoNLL-U of the same sentences, depunctuated and parsed (default: gold trees)")
+    p.add_argument("--parsed", action="append", default=None,
+                   help="CoNLL-U of the same sentences, depunctuated and parsed (default: gold trees); "
+                        "repeat it or give a comma-separated list to decode from the mixture of the trees")
     p.add_argument("--method", choices=METHODS, default="slot",
                    help="slot: per-slot MBR from samples; sample: the paper's MBR over sampled sentences; "
                         "exact: per-slot MBR from exact slot marginals")
