@@ -8,8 +8,9 @@ Rows: treebank x system (every JSON file of a treebank folder except the parser 
 ``parser*.json``); columns: data protocol, per-slot perplexity, AED on gold trees, AED on
 parsed trees, comma F1 (gold trees), LAS of the parser of unpunctuated text. Below the
 table, per treebank, a paired permutation test (``metrics.paired_permutation_test``
-over per-sentence edit distances, ``metrics.sentence_losses``) between ``punctgen`` and
-the baseline with the lowest AED on gold trees, on gold and on parsed trees, when both
+over per-sentence edit distances, ``metrics.sentence_losses``) between ``punctgen`` (and
+every other ``punctgen*`` system, e.g. ``punctgen_mixture``: restoration from several
+parses) and the baseline with the lowest AED on gold trees, on gold and on parsed trees, when both
 prediction files (``predictions_gold``/``predictions_parsed`` in the metrics files) and
 the gold test file ``corpus/<treebank>/punct/test.conllu`` exist. Why a script: the
 figures are written by separate commands, one file per system; the table is only read.
@@ -72,7 +73,7 @@ def _protocol(treebank: str, m: dict, root: Path) -> str:
 def table(metrics: Dict[str, Dict[str, dict]], root: Path) -> List[List[str]]:
     rows = []
     for tb, systems in metrics.items():
-        order = sorted(systems, key=lambda s: (s != "punctgen", s))
+        order = sorted(systems, key=lambda s: (not _is_punctgen(s), s != "punctgen", s))
         for name in order:
             m = systems[name]
             rows.append([tb, name, _protocol(tb, m, root), _fmt(m.get("perplexity_per_slot")),
@@ -97,29 +98,33 @@ def _losses(pred_path: str, gold) -> "list":
     return sentence_losses([[tuple(s) for s in g.slots] for g in gold], slots_of(records))
 
 
+def _is_punctgen(name: str) -> bool:
+    return name.startswith("punctgen")
+
+
 def significance(metrics: Dict[str, Dict[str, dict]], corpus: Path, n_permutations: int) -> List[str]:
-    """One line per treebank and tree kind: punctgen vs. the best baseline on gold trees."""
+    """One line per treebank, punctgen system and tree kind: vs. the best baseline on gold trees."""
     from spacy_punctgen.metrics import paired_permutation_test
     from spacy_punctgen.preprocess import preprocess_file
 
     lines = []
     for tb, systems in metrics.items():
-        pg = systems.get("punctgen")
-        baselines = {k: v for k, v in systems.items() if k != "punctgen" and v.get("aed_gold") is not None}
+        variants = sorted((k for k in systems if _is_punctgen(k)), key=lambda k: (k != "punctgen", k))
+        baselines = {k: v for k, v in systems.items() if not _is_punctgen(k) and v.get("aed_gold") is not None}
         test = corpus / tb / "punct" / "test.conllu"
-        if pg is None or not baselines or not test.is_file():
+        if not variants or not baselines or not test.is_file():
             continue
         best = min(baselines, key=lambda k: baselines[k]["aed_gold"])
         gold = None
-        for trees in ("gold", "parsed"):
-            a, b = pg.get(f"predictions_{trees}"), baselines[best].get(f"predictions_{trees}")
+        for name, trees in ((v, t) for v in variants for t in ("gold", "parsed")):
+            a, b = systems[name].get(f"predictions_{trees}"), baselines[best].get(f"predictions_{trees}")
             if not (a and b and Path(a).is_file() and Path(b).is_file()):
                 continue
             if gold is None:
                 gold = preprocess_file(test)[0]
             la, lb = _losses(a, gold), _losses(b, gold)
             p = paired_permutation_test(la, lb, n_permutations=n_permutations)
-            lines.append(f"- {tb}, {trees} trees: punctgen AED {la.sum() / sum(len(g.slots) for g in gold):.4f} vs "
+            lines.append(f"- {tb}, {trees} trees: {name} AED {la.sum() / sum(len(g.slots) for g in gold):.4f} vs "
                          f"{best} {lb.sum() / sum(len(g.slots) for g in gold):.4f}; paired permutation test "
                          f"({n_permutations} sign flips over {len(gold)} sentences) p = {p:.4g}")
     return lines
