@@ -90,31 +90,46 @@ class AttachScorer:
     def n_features(self) -> int:
         return self.index.size
 
-    def _ensure(self) -> None:
-        """Compute the known-feature lists of units interned since the last call."""
+    def _ensure(self, chunk: int = 1 << 16) -> None:
+        """Compute the known-feature lists of units interned since the last call, ``chunk``
+        units at a time (the first call after training's feature collection sees every
+        training unit: doing them all at once would hold several copies of all entries)."""
         done = len(self._ptr) - 1
         upto = self.extractor.n_units
         if upto <= done:
             return
         ex = self.extractor
-        new = np.arange(done, upto)
-        rels = ex.unit_relations(new)
-        hashes = ex.unit_hashes(new)
-        counts = np.zeros(len(new), dtype=np.int64)
-        units, cols, feats = [], [], []
-        for rid in np.unique(rels):
-            sel = np.flatnonzero(rels == rid)
-            u, c, f = self.index.unit_entries(hashes[sel], ex.rel_tables[int(rid)])
-            units.append(sel[u])
-            cols.append(c)
-            feats.append(f)
-        u = np.concatenate(units)
-        order = np.argsort(u, kind="stable")
-        u = u[order]
-        np.add.at(counts, u, 1)
-        self._col = np.concatenate([self._col, np.concatenate(cols)[order].astype(np.int32)])
-        self._feat = np.concatenate([self._feat, np.concatenate(feats)[order]])
-        self._ptr = np.concatenate([self._ptr, self._ptr[-1] + np.cumsum(counts)])
+        col_parts, feat_parts, count_parts = [self._col], [self._feat], []
+        for a in range(done, upto, chunk):
+            new = np.arange(a, min(a + chunk, upto))
+            rels = ex.unit_relations(new)
+            hashes = ex.unit_hashes(new)
+            units, cols, feats = [], [], []
+            for rid in np.unique(rels):
+                sel = np.flatnonzero(rels == rid)
+                u, c, f = self.index.unit_entries(hashes[sel], ex.rel_tables[int(rid)])
+                units.append(sel[u])
+                cols.append(c.astype(np.int32))
+                feats.append(f)
+            u = np.concatenate(units)
+            order = np.argsort(u, kind="stable")
+            count_parts.append(np.bincount(u, minlength=len(new)))
+            col_parts.append(np.concatenate(cols)[order])
+            feat_parts.append(np.concatenate(feats)[order])
+            del units, cols, feats, u, order
+        self._ptr = np.concatenate([self._ptr, self._ptr[-1] + np.cumsum(np.concatenate(count_parts))])
+        # concatenate, dropping each part once copied (peak: the result plus one part)
+        total = sum(len(c) for c in col_parts)
+        col, feat = np.empty(total, dtype=np.int32), np.empty(total, dtype=np.int64)
+        self._col = self._feat = None
+        pos = 0
+        for i in range(len(col_parts)):
+            n = len(col_parts[i])
+            col[pos:pos + n] = col_parts[i]
+            feat[pos:pos + n] = feat_parts[i]
+            col_parts[i] = feat_parts[i] = None
+            pos += n
+        self._col, self._feat = col, feat
 
     def unit_weights(self, theta: np.ndarray, uids: np.ndarray, table) -> Tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """Dense column weights ``(U, V)`` of units sharing one relation table, and their entries."""

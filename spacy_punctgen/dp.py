@@ -179,8 +179,10 @@ def _candidate_fields(n: int, n_pm: int, allc: np.ndarray, node: np.ndarray, row
     cand_r = np.ascontiguousarray(allc[:, 1], dtype=np.int64)
     node = np.ascontiguousarray(node, dtype=np.int64)
     cand_ptr, cand_li, cand_ri, ul_ptr, ul, ur_ptr, ur = _dp.candidate_fields(n, n_pm, cand_l, cand_r, node)
-    return dict(cand_ptr=cand_ptr, cand_li=cand_li, cand_ri=cand_ri, cand_l=cand_l, cand_r=cand_r,
-                cand_node=node, cand_row=rows, ul_ptr=ul_ptr, ul=ul, ur_ptr=ur_ptr, ur=ur,
+    # int32 per candidate: training keeps the lattices of the whole treebank in memory
+    return dict(cand_ptr=cand_ptr, cand_li=cand_li, cand_ri=cand_ri, cand_l=cand_l.astype(np.int32),
+                cand_r=cand_r.astype(np.int32), cand_node=node.astype(np.int32),
+                cand_row=np.asarray(rows).astype(np.int32), ul_ptr=ul_ptr, ul=ul, ur_ptr=ur_ptr, ur=ur,
                 max_puncteme=int(allc.max()) if allc.size else 0)
 
 

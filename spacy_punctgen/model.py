@@ -118,6 +118,39 @@ class ObjectiveResult:
     theta_val: Optional[np.ndarray] = None  # ... and values of ∂/∂θ WITHOUT the L2 term
 
 
+def _features_from_groups(hashes: np.ndarray, gid: np.ndarray, props: List[np.ndarray]) -> FeatureIndex:
+    """The sorted dictionary of the pairs ``(hashes[u], p)`` for every unit ``u`` and every
+    ``p`` in ``props[gid[u]]`` (each sorted and distinct), built in order: units sorted by
+    hash give sorted contexts, and only contexts shared by several units (a global context
+    under several relations) need their properties merged."""
+    lens = np.array([len(p) for p in props], dtype=np.int64)
+    off = np.zeros(len(props), dtype=np.int64)
+    if len(props) > 1:
+        np.cumsum(lens[:-1], out=off[1:])
+    flat = np.concatenate(props).astype(np.uint64)
+    order = np.argsort(hashes, kind="stable")
+    h, g = hashes[order], gid[order]
+    cnt = lens[g]
+    total = int(cnt.sum())
+    ctx = np.repeat(h, cnt)
+    start = np.repeat(off[g] - (np.cumsum(cnt) - cnt), cnt)
+    start += np.arange(total, dtype=np.int64)
+    prop = flat[start]
+    del start
+    same = h[1:] == h[:-1]
+    if not same.any():
+        return FeatureIndex(ctx, prop)
+    shared = np.zeros(h.size, dtype=bool)
+    shared[1:] |= same
+    shared[:-1] |= same
+    rows = np.repeat(shared, cnt)
+    merged = FeatureIndex.from_pairs(ctx[rows], prop[rows])
+    ctx, prop = ctx[~rows], prop[~rows]
+    # the merged contexts occur nowhere else: insert each block where its context sorts
+    at = np.searchsorted(ctx, merged.ctx)
+    return FeatureIndex(np.insert(ctx, at, merged.ctx), np.insert(prop, at, merged.prop))
+
+
 class PunctModel:
     """See the module docstring.  Parameters: ``theta`` (float32, one weight per feature of
     the dictionary) and ``psi`` (float32 ``[S, S, 4]`` channel logits, unused in ATTACH mode)."""
@@ -270,47 +303,44 @@ class PunctModel:
         """Keys of every (context unit, pair property) on a supported (node, pair) of ``train``.
 
         Supported = a candidate of the node's lattice, i.e. a pair whose non-empty halves
-        land on non-empty surface slots.
+        land on non-empty surface slots.  So a node's supported pairs are one of four subsets
+        of ``W_d``, fixed by which of its two boundary slots are empty.  Each unit records in a
+        4-bit mask which subsets its nodes had; the features are made per (relation, mask)
+        group, so memory follows the number of units and features, never candidates × units.
         """
         ex = self.extractor
-        pmax = max(t.size for t in ex.rel_tables) if ex.rel_tables else 1
-        chunks: List[np.ndarray] = []
-        pending: List[np.ndarray] = []
-        pending_n = 0
+        masks = np.zeros(ex.n_units, dtype=np.uint8)
         for prep in train:
+            if prep.smoothed:
+                raise ValueError("smoothed (evaluation) sentences cannot be used for training")
             lat = prep.lattice
-            if lat.n_candidates == 0:
+            if lat.n_candidates == 0 or prep.units.size == 0:
                 continue
-            cn, cr = lat.cand_node, lat.cand_row
-            counts = prep.unit_ptr[cn + 1] - prep.unit_ptr[cn]
-            tot = int(counts.sum())
-            seg = np.concatenate([[0], np.cumsum(counts)[:-1]])
-            base = np.repeat(prep.unit_ptr[cn] - seg, counts)
-            uids = prep.units[base + np.arange(tot)]
-            codes = uids * pmax + np.repeat(cr, counts)
-            pending.append(codes)
-            pending_n += codes.size
-            if pending_n > 2_000_000:
-                chunks.append(np.unique(np.concatenate(pending)))
-                pending, pending_n = [], 0
-        if pending:
-            chunks.append(np.unique(np.concatenate(pending)))
-        if not chunks:
+            filled = np.diff(lat.x_ptr) > 0  # per slot
+            kind = filled[lat.first].astype(np.uint8) | (filled[lat.last + 1].astype(np.uint8) << 1)
+            bits = np.left_shift(np.uint8(1), kind).astype(np.uint8)
+            np.bitwise_or.at(masks, prep.units, np.repeat(bits, np.diff(prep.unit_ptr)))
+        uids = np.flatnonzero(masks)
+        if uids.size == 0:
             return FeatureIndex.empty()
-        codes = np.unique(np.concatenate(chunks))
-        uids, rows = codes // pmax, codes % pmax
-        rels = ex.unit_relations(uids)
-        hashes = ex.unit_hashes(uids)
-        ctx, prop = [], []
+        rels, hashes, umask = ex.unit_relations(uids), ex.unit_hashes(uids), masks[uids]
+        # the distinct property hashes (sorted) of each (relation, mask) group
+        gid = np.zeros(uids.size, dtype=np.int64)
+        props: List[np.ndarray] = []
         for rid in np.unique(rels):
-            sel = rels == rid
-            ph = ex.rel_tables[int(rid)].prop_hash[rows[sel]]  # (m, K)
-            # dedupe per relation first: many rows share a property value
-            c = np.repeat(hashes[sel], ph.shape[1])
-            f = FeatureIndex.from_pairs(c, ph.ravel())
-            ctx.append(f.ctx)
-            prop.append(f.prop)
-        return FeatureIndex.from_pairs(np.concatenate(ctx), np.concatenate(prop))
+            table = ex.rel_tables[int(rid)]
+            l_empty, r_empty = table.pairs[:, 0] == 0, table.pairs[:, 1] == 0
+            # kind bit 0: the left slot is filled (l may be non-empty); bit 1: the right one
+            allowed = (l_empty & r_empty, r_empty, l_empty, np.ones_like(l_empty))
+            sel = np.flatnonzero(rels == rid)
+            for m in np.unique(umask[sel]):
+                rows = np.zeros_like(l_empty)
+                for k in range(4):
+                    if m & (1 << k):
+                        rows |= allowed[k]
+                gid[sel[umask[sel] == m]] = len(props)
+                props.append(np.unique(table.prop_hash[rows]))
+        return _features_from_groups(hashes, gid, props)
 
     def _fit_backoff(self, slot_syms: Sequence[Sequence[Sequence[int]]]) -> None:
         S = self.n_symbols
@@ -603,9 +633,15 @@ class PunctModel:
         distinct context hashes with their feature counts, and per feature the index of its
         property hash among the distinct ones (a few thousand)."""
         ctx, prop = self.index.ctx, self.index.prop
-        ctx_keys, ctx_counts = np.unique(ctx, return_counts=True)  # ctx is sorted
-        prop_keys, prop_idx = np.unique(prop, return_inverse=True)
+        # = np.unique(ctx, return_counts=True) and np.unique(prop, return_inverse=True), without
+        # their sorted copies of 16 M-entry arrays (ctx is sorted; prop has few distinct values)
+        starts = np.flatnonzero(np.concatenate([[True], ctx[1:] != ctx[:-1]])) if ctx.size else \
+            np.zeros(0, dtype=np.int64)
+        ctx_keys = ctx[starts]
+        ctx_counts = np.diff(np.append(starts, ctx.size))
+        prop_keys = np.unique(prop)
         idx_dtype = np.uint16 if prop_keys.size <= 1 << 16 else np.uint32
+        prop_idx = np.searchsorted(prop_keys, prop).astype(idx_dtype)
         return {
             "theta": np.ascontiguousarray(self.theta, dtype=np.dtype(self.theta_dtype)),
             "psi": np.ascontiguousarray(self.psi, dtype=np.float32),
