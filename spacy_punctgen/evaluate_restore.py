@@ -16,6 +16,7 @@ decoded from the uniform mixture of the trees' ``p(x | T_k)`` (paper footnote 20
 from __future__ import annotations
 
 import argparse
+import glob
 import time
 from pathlib import Path
 from typing import List, Optional, Sequence
@@ -65,11 +66,25 @@ def attachment_scores(gold: Sequence[PunctSentence], pred: Sequence[PunctSentenc
 
 
 def parsed_paths(parsed) -> List[str]:
-    """``--parsed`` values as a list of paths: None, one path, or paths and comma-separated lists."""
+    """``--parsed`` values as a list of paths: None, one path, or paths and comma-separated lists.
+
+    An item with a glob pattern (``*``, ``?``, ``[``) stands for the files it matches, sorted,
+    so a workflow command can name parses whose number it does not know (``spacy project``
+    runs commands without a shell); a pattern that matches nothing is an error."""
     if not parsed:
         return []
     items = [parsed] if isinstance(parsed, (str, Path)) else list(parsed)
-    paths = [p.strip() for item in items for p in str(item).split(",") if p.strip()]
+    paths: List[str] = []
+    for p in (p.strip() for item in items for p in str(item).split(",")):
+        if not p:
+            continue
+        if glob.has_magic(p):
+            matched = sorted(glob.glob(p))
+            if not matched:
+                raise ValueError(f"--parsed pattern {p!r} matches no file")
+            paths.extend(matched)
+        else:
+            paths.append(p)
     if not paths:
         raise ValueError(f"--parsed {parsed!r} names no file")
     return paths

@@ -121,6 +121,16 @@ def test_parsed_paths():
         parsed_paths([","])
 
 
+def test_parsed_paths_glob(tmp_path):
+    for name in ("test.parsed-seed2.conllu", "test.parsed-seed1.conllu", "other.conllu"):
+        (tmp_path / name).write_text("")
+    first = str(tmp_path / "test.parsed.conllu")
+    got = parsed_paths(f"{first},{tmp_path}/test.parsed-seed*.conllu")
+    assert got == [first, str(tmp_path / "test.parsed-seed1.conllu"), str(tmp_path / "test.parsed-seed2.conllu")]
+    with pytest.raises(ValueError, match="matches no file"):
+        parsed_paths(f"{tmp_path}/none-*.conllu")
+
+
 SAMPLE = Path(__file__).resolve().parents[1] / "assets" / "sample"
 TEST = SAMPLE / "en_sample-ud-test.conllu"
 
