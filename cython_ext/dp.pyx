@@ -803,12 +803,15 @@ cdef tuple _run(_Workspace ws, num[::1] P, num[::1] buf, num[::1] scratch, num[:
 
 
 def run_dp(lat, grammar, cand_p, double[:, :, ::1] phi, bint r2l, str mode, bint outside=True,
-           bint counts=True, tilt=None, double tilt_step=1e-30):
+           bint counts=True, tilt=None, double tilt_step=1e-30, counts_out=None):
     """Run the DP on one lattice.
 
     mode: "sum" (log Z, marginals, expected edit counts) or "max" (log of the best
     derivation, max-marginals).  With ``tilt`` (sum mode only) the pass is also run
     on complex weights ``P·(1 + i·h·tilt)`` and returns d/dλ of marginals and counts.
+    ``counts_out`` (float64, S·S·4, C-contiguous): the expected counts are *added* to it
+    (a trainer sums them over a batch without a fresh array per sentence) and it is
+    what is returned as counts.
     Returns (logZ, mu, counts, dmu, dcounts).
     """
     cdef _Workspace ws = _Workspace()
@@ -823,7 +826,13 @@ def run_dp(lat, grammar, cand_p, double[:, :, ::1] phi, bint r2l, str mode, bint
     if P.shape[0] != K:
         raise ValueError(f"cand_p has {P.shape[0]} entries, the lattice has {K} candidates")
     mu = np.zeros(K, dtype=np.float64)
-    cnt = np.zeros(S * S * 4, dtype=np.float64)
+    if counts_out is None:
+        cnt = np.zeros(S * S * 4, dtype=np.float64)
+    else:
+        cnt = counts_out
+        if cnt.dtype != np.float64 or cnt.size != S * S * 4 or not cnt.flags.c_contiguous:
+            raise ValueError(f"counts_out must be a C-contiguous float64 array of {S * S * 4} entries")
+        cnt = cnt.reshape(-1)
     out = _run[double](ws, P, np.zeros(max(ws.total, 1), dtype=np.float64),
                        np.zeros(scratch_n, dtype=np.float64), mu, cnt, outside,
                        counts and not mx, mx)

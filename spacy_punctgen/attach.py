@@ -15,6 +15,7 @@ from typing import Dict, List, Optional, Tuple
 
 import numpy as np
 
+from . import _train
 from .features import FeatureExtractor, FeatureIndex
 
 
@@ -62,6 +63,9 @@ class AttachForward:
     node_off: np.ndarray  # int64 (N+1,): node w's pairs are flat[node_off[w]:node_off[w+1]]
     logp: np.ndarray  # float64 (node_off[-1],)
     groups: List[_Group]
+    rel_ids: Optional[np.ndarray] = None  # forward_fast: the batch's nodes, for backward_fast
+    unit_ptr: Optional[np.ndarray] = None
+    units: Optional[np.ndarray] = None
 
     @property
     def p(self) -> np.ndarray:
@@ -130,6 +134,56 @@ class AttachScorer:
             col_parts[i] = feat_parts[i] = None
             pos += n
         self._col, self._feat = col, feat
+
+    def _tables(self) -> Tuple[np.ndarray, ...]:
+        """The relation tables' sizes and ``pair_cols`` flattened for the compiled loops
+        (rebuilt when a relation is added)."""
+        tables = self.extractor.rel_tables
+        got = self.__dict__.get("_flat_tables")
+        if got is not None and got[0] == len(tables):
+            return got[1]
+        P = np.array([t.size for t in tables], dtype=np.int64)
+        K = np.array([t.pair_cols.shape[1] for t in tables], dtype=np.int64)
+        V = np.array([t.n_cols for t in tables], dtype=np.int64)
+        off = np.zeros(len(tables), dtype=np.int64)
+        if len(tables) > 1:
+            np.cumsum((P * K)[:-1], out=off[1:])
+        pc = np.concatenate([np.ascontiguousarray(t.pair_cols, dtype=np.int64).ravel() for t in tables]) \
+            if tables else np.zeros(0, np.int64)
+        flat = (P, K, V, off, pc)
+        self._flat_tables = (len(tables), flat)
+        return flat
+
+    def forward_fast(self, theta: np.ndarray, rel_ids: np.ndarray, unit_ptr: np.ndarray,
+                     units: np.ndarray) -> AttachForward:
+        """:meth:`forward` in one compiled pass (column weights summed over a node's units
+        before the pair sums: equal up to float64 rounding).  Its result carries no groups:
+        take the gradient with :meth:`backward_fast`."""
+        self._ensure()
+        rel_ids = np.ascontiguousarray(rel_ids, dtype=np.int64)
+        P, K, V, off, pc = self._tables()
+        node_off = np.zeros(len(rel_ids) + 1, dtype=np.int64)
+        np.cumsum(P[rel_ids], out=node_off[1:])
+        logp = np.empty(int(node_off[-1]), dtype=np.float64)
+        theta = np.ascontiguousarray(theta)
+        if theta.dtype != np.float64:
+            theta = theta.astype(np.float32, copy=False)
+        _train.attach_forward(theta, rel_ids,
+                              np.ascontiguousarray(unit_ptr, dtype=np.int64),
+                              np.ascontiguousarray(units, dtype=np.int64), self._ptr, self._col,
+                              self._feat, P, K, V, off, pc, node_off, logp)
+        return AttachForward(node_off, logp, [], rel_ids, unit_ptr, units)
+
+    def backward_fast(self, fwd: AttachForward, G: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
+        """Like :meth:`backward_sparse` for a :meth:`forward_fast` result, with distinct ids."""
+        P, K, V, off, pc = self._tables()
+        slot = self.__dict__.get("_slot")
+        if slot is None or slot.size < self.n_features:
+            slot = self._slot = np.full(self.n_features, -1, dtype=np.int32)
+        return _train.attach_backward(np.ascontiguousarray(G, dtype=np.float64), fwd.rel_ids,
+                                      np.ascontiguousarray(fwd.unit_ptr, dtype=np.int64),
+                                      np.ascontiguousarray(fwd.units, dtype=np.int64), self._ptr,
+                                      self._col, self._feat, P, K, V, off, pc, fwd.node_off, slot)
 
     def unit_weights(self, theta: np.ndarray, uids: np.ndarray, table) -> Tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """Dense column weights ``(U, V)`` of units sharing one relation table, and their entries."""

@@ -237,20 +237,28 @@ def _check_phi(grammar: Grammar, phi) -> np.ndarray:
 
 
 def inside_outside(lat: Lattice, grammar: Grammar, cand_p, phi, r2l: bool, grad: bool = True,
-                   tilt=None) -> DPResult:
+                   tilt=None, counts_out: Optional[np.ndarray] = None,
+                   phi_checked: bool = False) -> DPResult:
     """log p(x|T), posterior marginals per candidate and expected edit counts.
 
     ``tilt`` (float per candidate): also return d/dλ at λ=0 of the marginals and
     counts when each candidate's weight is multiplied by exp(λ·tilt).
+    ``counts_out`` (float64 ``[S, S, 4]``): the counts are added to it (and it is the
+    result's ``counts``).  ``phi_checked``: ``phi`` already passed :func:`_check_phi`
+    (a trainer checks it once per batch, not once per sentence).
     """
     p = _check_p(lat, cand_p)
     _check_grammar(lat, grammar)
-    phi = _check_phi(grammar, phi)
+    if not phi_checked:
+        phi = _check_phi(grammar, phi)
     if lat.n_candidates == 0:
         S = grammar.n_symbols
-        return DPResult(-np.inf, np.zeros(0), np.zeros((S, S, 4)))
+        return DPResult(-np.inf, np.zeros(0), np.zeros((S, S, 4)) if counts_out is None else counts_out)
     logZ, mu, counts, dmu, dcounts = _dp.run_dp(lat, grammar, p, phi, bool(r2l), "sum",
-                                                grad, grad, tilt if grad else None)
+                                                grad, grad, tilt if grad else None,
+                                                counts_out=counts_out)
+    if counts_out is not None:
+        counts = counts_out
     return DPResult(float(logZ), mu, counts, dmu, dcounts)
 
 

@@ -24,7 +24,9 @@ except for the momentum drift, so the window's decays are applied at once
 (prefix sums of ``log d_t``) toward the caught-up θ.
 
 Parameters, moments and averages are float32 like thinc's; step arithmetic is
-float64 and then stored.  Everything is deterministic.
+float64 and then stored.  Everything is deterministic.  The step runs in the compiled
+``_train.adam_step`` (the same float32 operations in the same order as
+:meth:`LazyAdam._step_numpy`, kept as the reference: bit-identical results).
 """
 from __future__ import annotations
 
@@ -32,6 +34,8 @@ import math
 from typing import Optional, Tuple
 
 import numpy as np
+
+from . import _train
 
 
 class LazyAdam:
@@ -47,7 +51,7 @@ class LazyAdam:
         self.average = average
         # step up to which each feature is current (int32: 2^31 steps is far beyond any run)
         self.last = np.zeros(size, dtype=np.int32)
-        self._slot = np.full(size, -1, dtype=np.int32)  # scratch for de-duplicating ids
+        self._slot_arr: Optional[np.ndarray] = None  # scratch for de-duplicating ids (on demand)
         self._tables(1024)
 
     def _tables(self, n: int) -> None:
@@ -67,6 +71,12 @@ class LazyAdam:
         self._decay = d
         self._log_keep = np.cumsum(np.log(d))  # log Π_{s≤k} d_s
 
+    @property
+    def _slot(self) -> np.ndarray:
+        if self._slot_arr is None:
+            self._slot_arr = np.full(self.last.size, -1, dtype=np.int32)
+        return self._slot_arr
+
     def _dedupe(self, idx: np.ndarray, grad: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
         """Distinct ids and summed values, in O(len(idx)) (no sort)."""
         slot = self._slot
@@ -80,9 +90,26 @@ class LazyAdam:
         slot[uniq] = -1
         return uniq, g
 
-    def step(self, theta: np.ndarray, idx: np.ndarray, grad: np.ndarray, l2: float = 0.0) -> None:
+    def step(self, theta: np.ndarray, idx: np.ndarray, grad: np.ndarray, l2: float = 0.0,
+             unique: bool = False) -> float:
         """One Adam step, in place, on features ``idx`` with data gradient ``grad`` (of the loss
-        to *minimise*; repeated ids are summed); ``l2`` is this step's ς' of ``ς'‖θ‖²``."""
+        to *minimise*; repeated ids are summed unless ``unique`` says there are none); ``l2`` is
+        this step's ς' of ``ς'‖θ‖²``.  ``theta`` must be a C-contiguous float32 vector.
+        Returns the change of ``Σ θ²`` over the stepped features (float64)."""
+        idx = np.ascontiguousarray(idx, dtype=np.int64)
+        grad = np.ascontiguousarray(grad, dtype=np.float64)
+        if not unique:
+            idx, grad = _train.dedupe(idx, grad, self._slot)
+        self.t += 1
+        t = self.t
+        if t + 1 >= self._rate.size:
+            self._tables(2 * self._rate.size)
+        return _train.adam_step(theta, self.state, self.last, idx, grad, t, self._rate, self._geo,
+                         self._pow1, self._pow2, self._log_keep, self._decay,
+                         self.b1, self.b2, self.eps, float(l2), self.average)
+
+    def _step_numpy(self, theta: np.ndarray, idx: np.ndarray, grad: np.ndarray, l2: float = 0.0) -> None:
+        """The NumPy formulation of :meth:`step` (the reference the tests compare it with)."""
         idx, g64 = self._dedupe(np.asarray(idx, dtype=np.int64), np.asarray(grad, dtype=np.float64))
         self.t += 1
         t = self.t

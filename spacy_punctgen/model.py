@@ -50,7 +50,7 @@ import numpy as np
 from .attach import AttachForward, AttachScorer
 from .channel import (bos_edit_mask, channel_grad, channel_probs, identity_channel, init_psi, is_r2l,
                       parse_direction)
-from .dp import (Grammar, Lattice, build_lattice, inside_outside, log_prob as dp_log_prob, restrict_lattice,
+from .dp import (Grammar, Lattice, _check_phi, build_lattice, inside_outside, log_prob as dp_log_prob, restrict_lattice,
                  viterbi)
 from .features import FeatureConfig, FeatureExtractor, FeatureIndex
 from .inventory import PunctInventory
@@ -398,7 +398,8 @@ class PunctModel:
         self._phi_cache = (key, None if self.mode == "attach" else np.array(self.psi, copy=True), phi)
         return phi
 
-    def _forward(self, batch: Sequence[Prepared]) -> Tuple[AttachForward, List[np.ndarray], np.ndarray]:
+    def _forward(self, batch: Sequence[Prepared], fast: bool = False
+                 ) -> Tuple[AttachForward, List[np.ndarray], np.ndarray]:
         rel = np.concatenate([p.rel_ids for p in batch])
         ptrs, units, off = [np.zeros(1, dtype=np.int64)], [], 0
         for p in batch:
@@ -406,7 +407,8 @@ class PunctModel:
             units.append(p.units)
             off += int(p.unit_ptr[-1])
         ptr = np.concatenate(ptrs)
-        fwd = self.scorer.forward(self.theta, rel, ptr, np.concatenate(units))
+        scorer_forward = self.scorer.forward_fast if fast else self.scorer.forward
+        fwd = scorer_forward(self.theta, rel, ptr, np.concatenate(units))
         node_start = np.zeros(len(batch) + 1, dtype=np.int64)
         np.cumsum([p.n for p in batch], out=node_start[1:])
         pos = []
@@ -468,12 +470,18 @@ class PunctModel:
         return res
 
     def objective_and_gradient(self, batch: Sequence[Prepared], l2: float = 0.0,
-                               xi: Optional[float] = None, sparse: bool = False) -> ObjectiveResult:
+                               xi: Optional[float] = None, sparse: bool = False,
+                               fast: bool = True, theta_sq: Optional[float] = None) -> ObjectiveResult:
         """The regularised objective of a batch and its exact gradient wrt θ and ψ (float64).
 
         ``sparse=True`` (for the trainer; θ is large): ``grad_theta`` is None and
-        ``theta_idx``/``theta_val`` hold the data part of ∂/∂θ; the caller adds ``−2·l2·θ``.
+        ``theta_idx``/``theta_val`` hold the data part of ∂/∂θ (distinct ids when ``fast``);
+        the caller adds ``−2·l2·θ``.  ``fast=False`` runs the NumPy formulation (the
+        reference: equal up to float64 rounding).  ``theta_sq`` (sparse only): ‖θ‖² as the
+        trainer keeps it up to date, used for the reported L2 term instead of a pass over θ.
         """
+        if fast:
+            return self._objective_fast(batch, l2, xi, sparse, theta_sq)
         xi = self.xi if xi is None else float(xi)
         if any(p.smoothed for p in batch):
             raise ValueError("smoothed (evaluation) sentences cannot be used for training")
@@ -524,6 +532,75 @@ class PunctModel:
                 obj -= l2 * float(th @ th)
                 gtheta -= 2.0 * l2 * th
             else:  # trainer path: the value is only reported, float32 accumulation is fine
+                obj -= l2 * float(np.dot(self.theta, self.theta))
+            if full:
+                ps64 = self.psi.astype(np.float64)
+                obj -= l2 * float((ps64 * ps64).sum())
+                gpsi -= 2.0 * l2 * ps64
+        return ObjectiveResult(obj, loglik, e_unm, gpsi, len(batch), n_imp, n_slots, gtheta, t_idx, t_val)
+
+    def _objective_fast(self, batch: Sequence[Prepared], l2: float, xi: Optional[float],
+                        sparse: bool, theta_sq: Optional[float] = None) -> ObjectiveResult:
+        """:meth:`objective_and_gradient` with the compiled ATTACH loops, one scatter of the
+        posteriors per batch and one channel gradient per batch (it is linear in the counts)."""
+        xi = self.xi if xi is None else float(xi)
+        if any(p.smoothed for p in batch):
+            raise ValueError("smoothed (evaluation) sentences cannot be used for training")
+        fwd, pos, node_start = self._forward(batch, fast=True)
+        p = np.exp(fwd.logp)
+        phi = self._phi()
+        full = self.mode == "full"
+        counts_sum = np.zeros(phi.shape, dtype=np.float64) if full else None
+        loglik = e_unm = obj = 0.0
+        n_imp = n_slots = 0
+        idx_parts, val_parts = [], []
+        keep = np.zeros(len(fwd.logp), dtype=bool)
+        phi = _check_phi(self.grammar, phi)
+        for b, (prep, ps) in enumerate(zip(batch, pos)):
+            use_tilt = xi > 0 and bool(prep.tilt.any())
+            # untilted counts go straight into the batch's sum
+            res = inside_outside(prep.lattice, self.grammar, p[ps], phi, self.r2l, grad=True,
+                                 tilt=prep.tilt if use_tilt else None, phi_checked=True,
+                                 counts_out=counts_sum if full and not use_tilt else None)
+            if not np.isfinite(res.logZ):
+                n_imp += 1
+                continue
+            n_slots += prep.n_slots
+            loglik += res.logZ
+            obj += res.logZ
+            keep[fwd.node_off[node_start[b]]:fwd.node_off[node_start[b + 1]]] = True
+            idx_parts.append(ps)
+            counts = res.counts
+            if use_tilt:
+                ec = float(res.mu @ prep.tilt)
+                e_unm += ec
+                obj -= xi * ec * ec
+                val_parts.append(res.mu - 2.0 * xi * ec * res.dmu)
+                if full:
+                    counts = counts - 2.0 * xi * ec * res.dcounts
+                if full:
+                    counts_sum += counts
+            else:
+                val_parts.append(res.mu)
+        G = np.where(keep, -p, 0.0)
+        if idx_parts:
+            G += np.bincount(np.concatenate(idx_parts), weights=np.concatenate(val_parts),
+                             minlength=len(G))
+        gpsi = channel_grad(phi, counts_sum) if full else None
+        t_idx, t_val = self.scorer.backward_fast(fwd, G)
+        gtheta = None
+        if not sparse:
+            gtheta = np.zeros(self.n_features, dtype=np.float64)
+            gtheta[t_idx] = t_val
+            t_idx = t_val = None
+        if l2:
+            if gtheta is not None:
+                th = self.theta.astype(np.float64)
+                obj -= l2 * float(th @ th)
+                gtheta -= 2.0 * l2 * th
+            elif theta_sq is not None:  # trainer path: the value is only reported
+                obj -= l2 * float(theta_sq)
+            else:
                 obj -= l2 * float(np.dot(self.theta, self.theta))
             if full:
                 ps64 = self.psi.astype(np.float64)

@@ -118,6 +118,11 @@ def _log(msg: str, enabled: bool = True) -> None:
         print(msg, file=sys.stderr, flush=True)
 
 
+def _sum_sq(x: np.ndarray, chunk: int = 1 << 20) -> float:
+    """Σ x² in float64, ``chunk`` entries at a time (no full-size float64 copy, no BLAS)."""
+    return float(sum(np.square(x[a:a + chunk], dtype=np.float64).sum() for a in range(0, x.size, chunk)))
+
+
 def train_one(model: PunctModel, train: Sequence[Prepared], dev: Sequence[Prepared], cfg: TrainConfig,
               tag: str = "") -> Tuple[PunctModel, dict]:
     """Train ``model`` (already initialised) in place; restore the best-dev parameters.
@@ -167,19 +172,24 @@ def train_one(model: PunctModel, train: Sequence[Prepared], dev: Sequence[Prepar
         bar = _Progress(per_epoch, f"[{tag}] epoch {epoch}", cfg.progress)
         tot_obj = tot_ll = tot_unm = 0.0
         tot_slots = n_imp = 0
+        # ‖θ‖² for the reported objective, kept up to date over each step's features (a
+        # pass over θ per batch cost as much as the rest of the step)
+        # (NumPy reductions, not BLAS: a threaded BLAS call leaves its threads spinning on the
+        # other cores, which cost more CPU than the whole step)
+        theta_sq = _sum_sq(model.theta) if lazy is not None else None
         for a in range(0, per_epoch, cfg.batch_size):
             batch = [train[i] for i in idx[a:a + cfg.batch_size]]
             l2 = cfg.l2 * len(batch) / N
-            res = model.objective_and_gradient(batch, l2=l2, xi=cfg.xi, sparse=True)
+            res = model.objective_and_gradient(batch, l2=l2, xi=cfg.xi, sparse=True, theta_sq=theta_sq)
             # minimise −objective: gradient 2ς'θ − Σ data part
             if lazy is not None:
-                lazy.step(model.theta, res.theta_idx, -res.theta_val, l2=l2)
+                theta_sq += lazy.step(model.theta, res.theta_idx, -res.theta_val, l2=l2, unique=True)
             else:
                 g = model.theta * np.float32(2.0 * l2)
                 np.add.at(g, res.theta_idx, (-res.theta_val).astype(np.float32))
                 model.theta, _ = opt((1, "theta"), model.theta, g)
             if full and lazy_psi is not None:  # L2 already inside grad_psi
-                lazy_psi.step(model.psi.reshape(-1), psi_all, -res.grad_psi.ravel())
+                lazy_psi.step(model.psi.reshape(-1), psi_all, -res.grad_psi.ravel(), unique=True)
             elif full:
                 gpsi = (-res.grad_psi).astype(np.float32)
                 model.psi, _ = opt((2, "psi"), model.psi, gpsi, lr_scale=cfg.psi_lr_scale)
