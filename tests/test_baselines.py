@@ -158,3 +158,37 @@ def test_mbr_decoder(name, trained, data):
         system.set_decoder("viterbi")
     with pytest.raises(ValueError, match="no choice of decoder"):
         trained["trivial"].set_decoder("mbr")
+
+
+_ABBREV = """# sent_id = s1
+# text = see the site less.. now .
+1	see	see	VERB	VB	_	0	root	_	_
+2	the	the	DET	DT	_	3	det	_	_
+3	site	site	NOUN	NN	_	1	obj	_	_
+4	less..	less..	X	ADD	_	3	appos	_	_
+5	now	now	ADV	RB	_	1	advmod	_	_
+6	.	.	PUNCT	.	_	1	punct	_	_
+
+"""
+
+
+def test_parsed_test_is_read_like_evaluate_restore(tmp_path):
+    """A word ending in '.' keeps its depunctuated form when the parsed copy is read (it is
+    already depunctuated): en_ewt test has such a URL, which once failed the baselines."""
+    from spacy_punctgen.baselines.cli import apply_parse
+    from spacy_punctgen.convert import convert_file
+    from spacy_punctgen.train import load_split
+
+    gold_file, depunct = tmp_path / "test.conllu", tmp_path / "test.depunct.conllu"
+    gold_file.write_text(_ABBREV, encoding="utf8")
+    convert_file(gold_file, depunct, depunct=True)
+    parsed = depunct.read_text(encoding="utf8").replace("\tobj\t", "\tnmod\t")  # a "parser" output
+    depunct.write_text(parsed, encoding="utf8")
+    test = load_split(gold_file)[0]
+    words = list(test[0].words)
+    apply_parse(test, depunct)
+    assert test[0].words == words and "nmod" in test[0].deprels and "obj" not in test[0].deprels
+    other = tmp_path / "other.conllu"
+    other.write_text(parsed.replace("\tsite\t", "\tsight\t"), encoding="utf8")
+    with pytest.raises(ValueError, match="differ from the depunctuated test sentence"):
+        apply_parse(load_split(gold_file)[0], other)

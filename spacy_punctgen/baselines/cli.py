@@ -35,13 +35,14 @@ def parse_hyper(items: List[str]) -> Dict:
     return out
 
 
-def apply_parse(gold, parsed, path) -> None:
-    """Copy the parsed file's annotations onto the gold sentences (words must agree)."""
-    if len(gold) != len(parsed):
-        raise ValueError(f"{path}: {len(parsed)} kept sentences, the test file has {len(gold)}")
-    for k, (g, p) in enumerate(zip(gold, parsed)):
-        if g.words != p.words:
-            raise ValueError(f"{path}: sentence {k} ({g.sent_id}) has different words than the test file")
+def apply_parse(gold, path) -> None:
+    """Copy the annotations of PATH (a parsed, depunctuated copy of the test file) onto the
+    gold sentences.  It is read exactly as ``evaluate-restore --parsed`` reads it (aligned by
+    ``sent_id``, words already depunctuated, so abbreviations are not split again), and the
+    words must agree."""
+    from ..evaluate_restore import parsed_sentences
+
+    for g, p in zip(gold, parsed_sentences(path, gold)):
         g.upos, g.xpos, g.heads, g.deprels = p.upos, p.xpos, p.heads, p.deprels
 
 
@@ -95,7 +96,7 @@ def baseline_cli(args) -> dict:
     test_path = resolve_split(args.test, "test")
     test = load_split(test_path)[0]
     if args.parsed_test:
-        apply_parse(test, load_split(resolve_split(args.parsed_test, "test"))[0], args.parsed_test)
+        apply_parse(test, resolve_split(args.parsed_test, "test"))
     result: Dict = {"system": args.system, "test_file": str(test_path),
                     "hyper": getattr(system, "hyper", {}), "fit_seconds": round(t_fit, 1)}
     if dev is not None:
