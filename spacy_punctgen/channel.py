@@ -60,12 +60,23 @@ def bos_edit_mask(n_symbols: int, r2l: bool, bos: int = 0) -> np.ndarray:
 
 def channel_probs(psi: np.ndarray, mask: Optional[np.ndarray] = None) -> np.ndarray:
     """``φ = softmax(ψ)`` over the edit axis, float64; edits where ``mask`` is False get 0."""
-    z = np.asarray(psi, dtype=np.float64)
+    z = np.array(psi, dtype=np.float64)  # a copy: edited in place below
     if mask is not None:
-        z = np.where(mask, z, -np.inf)
-    z = z - z.max(axis=-1, keepdims=True)
-    e = np.exp(z)
-    return e / e.sum(axis=-1, keepdims=True)
+        z[~np.broadcast_to(mask, z.shape)] = -np.inf
+    if z.shape[-1] != N_EDITS:
+        z = z - z.max(axis=-1, keepdims=True)
+        e = np.exp(z)
+        return e / e.sum(axis=-1, keepdims=True)
+    # the 4 edits spelled out: the same values, bit for bit, as max/sum over the last axis,
+    # ~5x faster (NumPy's reductions over a length-4 axis are slow; the trainer calls this
+    # once per step)
+    z -= np.maximum(np.maximum(z[..., 0], z[..., 1]), np.maximum(z[..., 2], z[..., 3]))[..., None]
+    e = np.exp(z, out=z)
+    tot = e[..., 0] + e[..., 1]
+    tot += e[..., 2]
+    tot += e[..., 3]
+    e /= tot[..., None]
+    return e
 
 
 def identity_channel(n_symbols: int) -> np.ndarray:

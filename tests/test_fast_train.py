@@ -99,3 +99,19 @@ def test_training_steps_give_the_same_parameters(sample):
     assert not np.array_equal(ta, theta0)
     np.testing.assert_allclose(ta, tb, rtol=1e-9, atol=0)
     np.testing.assert_allclose(pa, pb, rtol=1e-9, atol=0)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_channel_probs_bit_identical_to_axis_reductions(seed):
+    from spacy_punctgen.channel import bos_edit_mask, channel_probs
+
+    rng = np.random.default_rng(seed)
+    psi = (rng.standard_normal((37, 37, 4)) * (0.5 + 3 * seed)).astype(np.float32)
+    for mask in (None, bos_edit_mask(37, seed % 2 == 0)):
+        z = np.asarray(psi, dtype=np.float64)
+        if mask is not None:
+            z = np.where(mask, z, -np.inf)
+        z = z - z.max(axis=-1, keepdims=True)
+        e = np.exp(z)
+        want = e / e.sum(axis=-1, keepdims=True)
+        assert np.array_equal(channel_probs(psi, mask), want)
