@@ -54,6 +54,12 @@ template              value (one context per node unless noted)
 ``inner`` (opt.)      ``d|nin=0..3+`` punctuated slots strictly inside the span (also with
                       ``|len=``), ``d|in=,`` for each punctuation token there, ``d|inL=``,
                       ``d|inR=``: the interior slots next to the boundaries (paper (d); see below)
+``phead`` (opt.)      ``d|phword=`` parent's head word; ``d|prel=..|upos=..`` (2)
+``word_dir`` (opt.)   ``d|word=..|dir=L``
+``kid_words`` (opt.)  ``d|kw=case=的|side=R`` per child with a function relation (several)
+``edge_upos`` (opt.)  ``d|lout=..|lin=..``, ``d|rin=..|rout=..`` (2)
+``inner_rel`` (opt.)  ``d|inrel=advmod|L=,``: children whose boundary slot inside the span is
+                      punctuated, with that slot's surface (like ``inner``, reads only x there)
 ====================  =========================================================
 
 Pair properties (``K = 4`` per pair; the strings use the puncteme tokens
@@ -155,11 +161,17 @@ ALL_TEMPLATES: Tuple[str, ...] = (
     "rel", "full", "upos", "dir", "dir_upos", "parent", "grandparent", "depth", "child",
     "child_side", "nkids", "sib", "flank", "flank_out", "edge", "len", "word", "span_words",
     "out_words", "global", "dist", "len_upos", "kidset", "neighbors", "inner",
+    "phead", "word_dir", "kid_words", "edge_upos", "inner_rel",
 )
-#: the templates on by default (the last five are optional extras; see docs/features.md)
-DEFAULT_TEMPLATES: Tuple[str, ...] = ALL_TEMPLATES[:-5]
+#: the templates on by default (the first twenty; everything after ``global`` is an
+#: optional extra, see docs/features.md)
+DEFAULT_TEMPLATES: Tuple[str, ...] = ALL_TEMPLATES[:ALL_TEMPLATES.index("global") + 1]
+#: child relations whose (function) word ``kid_words`` names: in Chinese the marker,
+#: coordinator or adposition often decides the punctuation around the constituent
+FUNCTION_RELATIONS = frozenset({"mark", "cc", "case", "aux", "cop", "advmod", "discourse",
+                                "det", "clf", "dep"})
 #: templates that look at the observed surface punctuation inside the constituent
-SURFACE_TEMPLATES = frozenset({"inner"})
+SURFACE_TEMPLATES = frozenset({"inner", "inner_rel"})
 PAIR_PROPERTIES: Tuple[str, ...] = ("pair", "l", "r", "shape")
 
 
@@ -210,7 +222,8 @@ def node_contexts(sentence, inventory: PunctInventory, templates: Sequence[str])
     full = [d.lower() for d in sentence.deprels]
     base = [relation_key(d) for d in full]
     tset = set(templates)
-    words = [inventory.word(w) for w in sentence.words] if tset & {"word", "span_words", "out_words"} else None
+    words = ([inventory.word(w) for w in sentence.words]
+             if tset & {"word", "span_words", "out_words", "phead", "word_dir", "kid_words"} else None)
     if "neighbors" in tset:  # outermost constituent starting / ending at each word
         start_at: List[int] = [-1] * n
         end_at: List[int] = [-1] * n
@@ -314,8 +327,28 @@ def node_contexts(sentence, inventory: PunctInventory, templates: Sequence[str])
                 # before the last word)
                 ctx.append(f"{d}|inL={' '.join(sentence.slots[a + 1]) or '_'}")
                 ctx.append(f"{d}|inR={' '.join(sentence.slots[b]) or '_'}")
+        if "inner_rel" in tset:
+            # which children's boundaries carry the interior punctuation (observed slots
+            # a+1..b only, as for ``inner``): a child's pair lands at lo[c] and hi[c]+1
+            marks = set()
+            for c in kids:
+                for j, s in ((lo[c], "L"), (hi[c] + 1, "R")):
+                    if a < j <= b and sentence.slots[j]:
+                        marks.add(f"{d}|inrel={base[c]}|{s}={' '.join(sentence.slots[j])}")
+            ctx.extend(sorted(marks)[:6])
         if "kidset" in tset:
             ctx.append(f"{d}|kids=" + "+".join(sorted({base[c] for c in kids})))
+        if "phead" in tset:
+            ctx.append(f"{d}|phword={words[h] if h >= 0 else 'ROOT'}")
+            ctx.append(f"{d}|prel={prel}|upos={upos[w]}")
+        if "word_dir" in tset:
+            ctx.append(f"{d}|word={words[w]}|dir={side}")
+        if "kid_words" in tset:
+            for c in sorted({c for c in kids if base[c] in FUNCTION_RELATIONS}):
+                ctx.append(f"{d}|kw={base[c]}={words[c]}|side={'L' if c < w else 'R'}")
+        if "edge_upos" in tset:
+            ctx.append(f"{d}|lout={lout}|lin={upos[a]}")
+            ctx.append(f"{d}|rin={upos[b]}|rout={rout}")
         if "word" in tset:
             ctx.append(f"{d}|word={words[w]}")
         if "span_words" in tset:

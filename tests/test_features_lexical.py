@@ -1,0 +1,143 @@
+"""The optional templates ``phead``, ``word_dir``, ``kid_words``, ``edge_upos`` and
+``inner_rel`` (issue 3, zh): the contexts they produce on a hand-built tree, that the
+defaults do not use them, and that the surface-conditioned ``inner_rel`` keeps
+``p(x|T)`` a proper distribution."""
+import numpy as np
+import pytest
+
+from spacy_punctgen.features import (DEFAULT_TEMPLATES, SURFACE_TEMPLATES, FeatureConfig,
+                                     node_contexts)
+from test_features import LQ, RQ, _S, toy_inventory, toy_sentences
+
+NEW = ("phead", "word_dir", "kid_words", "edge_upos", "inner_rel")
+
+
+def note_sentence():
+    """Note : it rains , “ really ” .   (Note <-root- ; rains -parataxis-> Note;
+    it -nsubj-> rains; really -advmod-> rains)"""
+    return _S(["Note", "it", "rains", "really"], ["NOUN", "PRON", "VERB", "ADV"], [-1, 2, 0, 2],
+              ["root", "nsubj", "parataxis", "advmod"], [(), (":",), (), (",", LQ), (RQ, ".")])
+
+
+def _ctx(template):
+    return node_contexts(note_sentence(), toy_inventory(), ["rel", template])
+
+
+def test_defaults_are_unchanged():
+    assert DEFAULT_TEMPLATES == (
+        "rel", "full", "upos", "dir", "dir_upos", "parent", "grandparent", "depth", "child",
+        "child_side", "nkids", "sib", "flank", "flank_out", "edge", "len", "word", "span_words",
+        "out_words", "global")
+    assert not set(NEW) & set(DEFAULT_TEMPLATES)
+    assert "inner_rel" in SURFACE_TEMPLATES  # restoration refuses it, as it refuses inner
+
+
+def test_phead():
+    c = _ctx("phead")
+    assert c[0] == ["root", "root|phword=ROOT", "root|prel=ROOT|upos=NOUN"]
+    assert c[2] == ["parataxis", "parataxis|phword=Note", "parataxis|prel=root|upos=VERB"]
+    assert c[3] == ["advmod", "advmod|phword=rains", "advmod|prel=parataxis|upos=ADV"]
+
+
+def test_word_dir():
+    c = _ctx("word_dir")
+    assert c[0] == ["root", "root|word=Note|dir=root"]
+    assert c[1] == ["nsubj", "nsubj|word=it|dir=L"]
+    assert c[3] == ["advmod", "advmod|word=really|dir=R"]
+
+
+def test_kid_words_names_function_children_only():
+    c = _ctx("kid_words")
+    # rains has an nsubj child (not a function relation) and an advmod child
+    assert c[2] == ["parataxis", "parataxis|kw=advmod=really|side=R"]
+    assert c[0] == ["root"] and c[1] == ["nsubj"]  # parataxis child / no children
+
+
+def test_kid_words_rare_words_are_unk():
+    from spacy_punctgen.inventory import PunctInventory
+    inv = PunctInventory.from_sentences(toy_sentences(), min_count=2)
+    c = node_contexts(note_sentence(), inv, ["rel", "kid_words"])
+    assert c[2] == ["parataxis", "parataxis|kw=advmod=UNK|side=R"]
+
+
+def test_edge_upos():
+    c = _ctx("edge_upos")
+    assert c[1] == ["nsubj", "nsubj|lout=NOUN|lin=PRON", "nsubj|rin=PRON|rout=VERB"]
+    assert c[2] == ["parataxis", "parataxis|lout=NOUN|lin=PRON", "parataxis|rin=ADV|rout=EOS"]
+    assert c[0] == ["root", "root|lout=BOS|lin=NOUN", "root|rin=ADV|rout=EOS"]
+
+
+def test_inner_rel_reads_interior_slots_only():
+    c = _ctx("inner_rel")
+    # root spans slots 0..4; its child rains starts at interior slot 1 (":")
+    assert c[0] == ["root", "root|inrel=parataxis|L=:"]
+    # rains spans words 1..3 (slots 1..4): really's left slot 3 is interior, slot 4 is not;
+    # it's right slot 2 is interior but empty, its left slot 1 is rains's own boundary
+    assert c[2] == ["parataxis", "parataxis|inrel=advmod|L=, \u201c"]
+    assert c[1] == ["nsubj"] and c[3] == ["advmod"]
+    # the boundary slots of a span never matter
+    s = note_sentence()
+    s.slots[4] = ("!",)
+    s.slots[1] = ("(",)
+    c2 = node_contexts(s, toy_inventory(), ["rel", "inner_rel"])
+    assert c2[2] == c[2]
+    assert c2[0] == ["root", "root|inrel=parataxis|L=("]
+
+
+def test_new_templates_off_leave_contexts_unchanged():
+    inv = toy_inventory()
+    for s in toy_sentences():
+        base = node_contexts(s, inv, DEFAULT_TEMPLATES)
+        more = node_contexts(s, inv, list(DEFAULT_TEMPLATES) + list(NEW))
+        for b, m in zip(base, more):
+            assert set(b) <= set(m)
+
+
+def test_unknown_template_still_rejected():
+    with pytest.raises(ValueError, match="unknown feature template"):
+        FeatureConfig(templates=["rel", "kid_word"])
+
+
+def test_inner_rel_keeps_p_x_given_T_normalised():
+    """Σ_x p(x|T) = 1 over every reachable x with ``inner`` + ``inner_rel`` (brute force,
+    the enumeration of test_objective_gradients)."""
+    import itertools
+
+    from spacy_punctgen.model import PunctModel
+    from spacy_punctgen.trees import forest
+    from test_objective_gradients import _channel_outputs
+
+    sents = toy_sentences()
+    inv = toy_inventory(sents)
+    model = PunctModel(inv, FeatureConfig(templates=list(DEFAULT_TEMPLATES) + list(NEW) + ["inner"]),
+                       mode="full", direction="r2l")
+    model.initialize(model.prepare_all(sents), seed=7, theta_scale=1.0, psi_scale=1.0)
+    base = _S(["He", "said", "hi"], ["PRON", "VERB", "INTJ"], [1, -1, 1], ["nsubj", "root", "ccomp"],
+              [(), (), (), ()])
+    prep = model.prepare(base)
+    tables = [model.extractor.rel_tables[int(r)] for r in prep.rel_ids]
+    pm = inv.punctemes
+    fo = forest(base.heads)
+    lo, hi = fo.first, fo.last
+    phi = model.phi()
+    sym = inv.symbol_id
+    slot_sets = [set() for _ in range(4)]
+    for choice in itertools.product(*[range(t.size) for t in tables]):
+        u = [[] for _ in range(4)]
+        for w in sorted(range(3), key=lambda w: hi[w] - lo[w]):
+            u[hi[w] + 1] += [sym(t) for t in pm[tables[w].pairs[choice[w]][1]]]
+        for w in sorted(range(3), key=lambda w: -(hi[w] - lo[w])):
+            u[lo[w]] += [sym(t) for t in pm[tables[w].pairs[choice[w]][0]]]
+        for i in range(4):
+            x0 = ([0] if i == 0 else []) + u[i]
+            for s in _channel_outputs(x0, phi, model.r2l):
+                slot_sets[i].add(tuple(inv.symbols[k] for k in (s[1:] if i == 0 else s)))
+    total, fired = 0.0, False
+    for xs in itertools.product(*[sorted(s) for s in slot_sets]):
+        sent = _S(base.words, base.upos, base.heads, base.deprels, list(xs))
+        fired |= any("|inrel=" in c for c in node_contexts(sent, inv, ["rel", "inner_rel"])[1])
+        lp = model.log_prob(sent)
+        if np.isfinite(lp):
+            total += np.exp(lp)
+    assert fired
+    assert abs(total - 1.0) < 1e-9, total
