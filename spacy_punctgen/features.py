@@ -60,6 +60,12 @@ template              value (one context per node unless noted)
 ``edge_upos`` (opt.)  ``d|lout=..|lin=..``, ``d|rin=..|rout=..`` (2)
 ``inner_rel`` (opt.)  ``d|inrel=advmod|L=,``: children whose boundary slot inside the span is
                       punctuated, with that slot's surface (like ``inner``, reads only x there)
+``inner_upos`` (opt.) ``d|inpos=NOUN|,|VERB``: each punctuated interior slot with the UPOS on
+                      both sides (at most 6; reads only x inside the span, like ``inner``)
+``inner_side`` (opt.) ``d|hside=L|in=,`` (also with ``|upos=``): punctuated interior slots
+                      left / right of w's head word (at most 6 slots; like ``inner``)
+``inner_count`` (opt.) ``d|ninL=0..3+|ninR=0..3+`` (also with ``|upos=``): punctuated interior
+                      slots left / right of w's head word
 ====================  =========================================================
 
 Pair properties (``K = 4`` per pair; the strings use the puncteme tokens
@@ -161,7 +167,8 @@ ALL_TEMPLATES: Tuple[str, ...] = (
     "rel", "full", "upos", "dir", "dir_upos", "parent", "grandparent", "depth", "child",
     "child_side", "nkids", "sib", "flank", "flank_out", "edge", "len", "word", "span_words",
     "out_words", "global", "dist", "len_upos", "kidset", "neighbors", "inner",
-    "phead", "word_dir", "kid_words", "edge_upos", "inner_rel",
+    "phead", "word_dir", "kid_words", "edge_upos", "inner_rel", "inner_upos",
+    "inner_side", "inner_count",
 )
 #: the templates on by default (the first twenty; everything after ``global`` is an
 #: optional extra, see docs/features.md)
@@ -171,7 +178,7 @@ DEFAULT_TEMPLATES: Tuple[str, ...] = ALL_TEMPLATES[:ALL_TEMPLATES.index("global"
 FUNCTION_RELATIONS = frozenset({"mark", "cc", "case", "aux", "cop", "advmod", "discourse",
                                 "det", "clf", "dep"})
 #: templates that look at the observed surface punctuation inside the constituent
-SURFACE_TEMPLATES = frozenset({"inner", "inner_rel"})
+SURFACE_TEMPLATES = frozenset({"inner", "inner_rel", "inner_upos", "inner_side", "inner_count"})
 PAIR_PROPERTIES: Tuple[str, ...] = ("pair", "l", "r", "shape")
 
 
@@ -336,6 +343,24 @@ def node_contexts(sentence, inventory: PunctInventory, templates: Sequence[str])
                     if a < j <= b and sentence.slots[j]:
                         marks.add(f"{d}|inrel={base[c]}|{s}={' '.join(sentence.slots[j])}")
             ctx.extend(sorted(marks)[:6])
+        if "inner_upos" in tset:
+            # each punctuated interior slot with the UPOS of the words on both sides of it
+            ctx.extend(sorted({f"{d}|inpos={upos[j - 1]}|{' '.join(sentence.slots[j])}|{upos[j]}"
+                               for j in range(a + 1, b + 1) if sentence.slots[j]})[:6])
+        if "inner_side" in tset:
+            # each punctuated interior slot with its side of w's head word (slot j precedes
+            # word j), alone and with w's UPOS
+            sides = sorted({(("L" if j <= w else "R"), " ".join(sentence.slots[j]))
+                            for j in range(a + 1, b + 1) if sentence.slots[j]})[:6]
+            for sd, x in sides:
+                ctx.append(f"{d}|hside={sd}|in={x}")
+                ctx.append(f"{d}|hside={sd}|in={x}|upos={upos[w]}")
+        if "inner_count" in tset:
+            # how many interior slots are punctuated on each side of w's head word
+            nl = sum(1 for j in range(a + 1, min(w, b) + 1) if sentence.slots[j])
+            nr = sum(1 for j in range(max(w + 1, a + 1), b + 1) if sentence.slots[j])
+            ctx.append(f"{d}|ninL={min(nl, 3)}|ninR={min(nr, 3)}")
+            ctx.append(f"{d}|ninL={min(nl, 3)}|ninR={min(nr, 3)}|upos={upos[w]}")
         if "kidset" in tset:
             ctx.append(f"{d}|kids=" + "+".join(sorted({base[c] for c in kids})))
         if "phead" in tset:

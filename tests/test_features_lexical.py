@@ -9,7 +9,7 @@ from spacy_punctgen.features import (DEFAULT_TEMPLATES, SURFACE_TEMPLATES, Featu
                                      node_contexts)
 from test_features import LQ, RQ, _S, toy_inventory, toy_sentences
 
-NEW = ("phead", "word_dir", "kid_words", "edge_upos", "inner_rel")
+NEW = ("phead", "word_dir", "kid_words", "edge_upos", "inner_rel", "inner_upos", "inner_side", "inner_count")
 
 
 def note_sentence():
@@ -29,7 +29,7 @@ def test_defaults_are_unchanged():
         "child_side", "nkids", "sib", "flank", "flank_out", "edge", "len", "word", "span_words",
         "out_words", "global")
     assert not set(NEW) & set(DEFAULT_TEMPLATES)
-    assert "inner_rel" in SURFACE_TEMPLATES  # restoration refuses it, as it refuses inner
+    assert set(NEW[4:]) <= SURFACE_TEMPLATES  # restoration refuses them, as inner
 
 
 def test_phead():
@@ -82,6 +82,36 @@ def test_inner_rel_reads_interior_slots_only():
     c2 = node_contexts(s, toy_inventory(), ["rel", "inner_rel"])
     assert c2[2] == c[2]
     assert c2[0] == ["root", "root|inrel=parataxis|L=("]
+
+
+def test_inner_upos():
+    c = _ctx("inner_upos")
+    # root spans slots 0..4: interior slots 1 (":") and 3 (", “") are punctuated
+    assert c[0] == ["root", "root|inpos=NOUN|:|PRON", "root|inpos=VERB|, \u201c|ADV"]
+    assert c[2] == ["parataxis", "parataxis|inpos=VERB|, \u201c|ADV"]
+    assert c[1] == ["nsubj"]  # one word: no interior slot
+
+
+def test_inner_side():
+    c = _ctx("inner_side")
+    # root Note (word 0): both interior punctuated slots lie right of it
+    assert c[0] == ["root", "root|hside=R|in=, \u201c", "root|hside=R|in=, \u201c|upos=NOUN",
+                    "root|hside=R|in=:", "root|hside=R|in=:|upos=NOUN"]
+    # rains (word 2) spans slots 1..4: slot 3 (before 'really') is right of it
+    assert c[2] == ["parataxis", "parataxis|hside=R|in=, \u201c", "parataxis|hside=R|in=, \u201c|upos=VERB"]
+    s = note_sentence()
+    s.slots[2] = (",",)  # between 'it' and 'rains': left of rains
+    assert "parataxis|hside=L|in=," in node_contexts(s, toy_inventory(), ["rel", "inner_side"])[2]
+
+
+def test_inner_count():
+    c = _ctx("inner_count")
+    assert c[0] == ["root", "root|ninL=0|ninR=2", "root|ninL=0|ninR=2|upos=NOUN"]
+    assert c[2] == ["parataxis", "parataxis|ninL=0|ninR=1", "parataxis|ninL=0|ninR=1|upos=VERB"]
+    assert c[1] == ["nsubj", "nsubj|ninL=0|ninR=0", "nsubj|ninL=0|ninR=0|upos=PRON"]
+    s = note_sentence()
+    s.slots[2] = (",",)  # between 'it' and 'rains': left of rains
+    assert node_contexts(s, toy_inventory(), ["rel", "inner_count"])[2][1] == "parataxis|ninL=1|ninR=1"
 
 
 def test_new_templates_off_leave_contexts_unchanged():
