@@ -129,45 +129,22 @@ def test_unknown_template_still_rejected():
 
 
 def test_inner_rel_keeps_p_x_given_T_normalised():
-    """Σ_x p(x|T) = 1 over every reachable x with ``inner`` + ``inner_rel`` (brute force,
-    the enumeration of test_objective_gradients)."""
-    import itertools
-
+    """Σ_x p(x|T) = 1 over every reachable x with ``inner`` and the new templates on (brute
+    force, the enumeration of test_objective_gradients)."""
     from spacy_punctgen.model import PunctModel
-    from spacy_punctgen.trees import forest
-    from test_objective_gradients import _channel_outputs
+    from test_objective_gradients import reachable_surfaces, three_word_tree, total_probability
 
     sents = toy_sentences()
     inv = toy_inventory(sents)
     model = PunctModel(inv, FeatureConfig(templates=list(DEFAULT_TEMPLATES) + list(NEW) + ["inner"]),
                        mode="full", direction="r2l")
     model.initialize(model.prepare_all(sents), seed=7, theta_scale=1.0, psi_scale=1.0)
-    base = _S(["He", "said", "hi"], ["PRON", "VERB", "INTJ"], [1, -1, 1], ["nsubj", "root", "ccomp"],
-              [(), (), (), ()])
-    prep = model.prepare(base)
-    tables = [model.extractor.rel_tables[int(r)] for r in prep.rel_ids]
-    pm = inv.punctemes
-    fo = forest(base.heads)
-    lo, hi = fo.first, fo.last
-    phi = model.phi()
-    sym = inv.symbol_id
-    slot_sets = [set() for _ in range(4)]
-    for choice in itertools.product(*[range(t.size) for t in tables]):
-        u = [[] for _ in range(4)]
-        for w in sorted(range(3), key=lambda w: hi[w] - lo[w]):
-            u[hi[w] + 1] += [sym(t) for t in pm[tables[w].pairs[choice[w]][1]]]
-        for w in sorted(range(3), key=lambda w: -(hi[w] - lo[w])):
-            u[lo[w]] += [sym(t) for t in pm[tables[w].pairs[choice[w]][0]]]
-        for i in range(4):
-            x0 = ([0] if i == 0 else []) + u[i]
-            for s in _channel_outputs(x0, phi, model.r2l):
-                slot_sets[i].add(tuple(inv.symbols[k] for k in (s[1:] if i == 0 else s)))
-    total, fired = 0.0, False
-    for xs in itertools.product(*[sorted(s) for s in slot_sets]):
-        sent = _S(base.words, base.upos, base.heads, base.deprels, list(xs))
-        fired |= any("|inrel=" in c for c in node_contexts(sent, inv, ["rel", "inner_rel"])[1])
-        lp = model.log_prob(sent)
-        if np.isfinite(lp):
-            total += np.exp(lp)
+    base = three_word_tree()
+    surfaces = reachable_surfaces(model, base)
+    fired = any("|inrel=" in c
+                for xs in surfaces
+                for c in node_contexts(_S(base.words, base.upos, base.heads, base.deprels, xs), inv,
+                                       ["rel", "inner_rel"])[1])
     assert fired
+    total = total_probability(model, base, surfaces)
     assert abs(total - 1.0) < 1e-9, total

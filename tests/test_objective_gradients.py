@@ -169,48 +169,66 @@ def _channel_outputs(u, phi, r2l):
     return out
 
 
+def reachable_surfaces(model, base):
+    """Every surface punctuation x (one tuple per slot) the model can produce for BASE's
+    tree: each node's pairs, sprouted innermost first (right) / outermost first (left),
+    then every channel output per slot.  A superset of the support, for Σ_x p(x|T)."""
+    import itertools
+
+    from spacy_punctgen.trees import forest
+
+    inv = model.inventory
+    prep = model.prepare(base)
+    tables = [model.extractor.rel_tables[int(r)] for r in prep.rel_ids]
+    pm, sym, phi = inv.punctemes, inv.symbol_id, model.phi()
+    fo = forest(base.heads)
+    lo, hi = fo.first, fo.last
+    n, n_slots = len(base.words), len(base.words) + 1
+    slot_sets = [set() for _ in range(n_slots)]
+    for choice in itertools.product(*[range(t.size) for t in tables]):
+        u = [[] for _ in range(n_slots)]
+        for w in sorted(range(n), key=lambda w: hi[w] - lo[w]):  # innermost first
+            u[hi[w] + 1] += [sym(t) for t in pm[tables[w].pairs[choice[w]][1]]]
+        for w in sorted(range(n), key=lambda w: -(hi[w] - lo[w])):  # outermost first
+            u[lo[w]] += [sym(t) for t in pm[tables[w].pairs[choice[w]][0]]]
+        for i in range(n_slots):
+            x0 = ([0] if i == 0 else []) + u[i]
+            for s in _channel_outputs(x0, phi, model.r2l):
+                slot_sets[i].add(tuple(inv.symbols[k] for k in (s[1:] if i == 0 else s)))
+    return [list(xs) for xs in itertools.product(*[sorted(s) for s in slot_sets])]
+
+
+def total_probability(model, base, surfaces) -> float:
+    """Σ p(x|T) over SURFACES for BASE's tree."""
+    from test_features import _S
+
+    total = 0.0
+    for xs in surfaces:
+        lp = model.log_prob(_S(base.words, base.upos, base.heads, base.deprels, xs))
+        if np.isfinite(lp):
+            total += np.exp(lp)
+    return total
+
+
+def three_word_tree():
+    """A 3-word tree whose root has an interior slot (W_d small enough to enumerate)."""
+    from test_features import _S
+
+    return _S(["He", "said", "hi"], ["PRON", "VERB", "INTJ"], [1, -1, 1], ["nsubj", "root", "ccomp"],
+              [(), (), (), ()])
+
+
 @pytest.mark.parametrize("mode,direction", [("full", "l2r"), ("full", "r2l"), ("attach", "l2r")])
 def test_inner_features_keep_p_x_given_T_normalised(mode, direction):
     """With the surface-conditioned ``inner`` template, Σ_x p(x|T) = 1 over every x the
     model can produce (enumerated by brute force), i.e. the bottom-up story is proper."""
-    import itertools
-
     from spacy_punctgen.features import DEFAULT_TEMPLATES, FeatureConfig
-    from spacy_punctgen.trees import forest
-    from test_features import _S
 
     sents = toy_sentences()
     inv = toy_inventory(sents)
     model = PunctModel(inv, FeatureConfig(templates=list(DEFAULT_TEMPLATES) + ["inner"]), mode=mode,
                        direction=direction)
     model.initialize(model.prepare_all(sents), seed=7, theta_scale=1.0, psi_scale=1.0)
-    # a 3-word tree whose root has an interior slot; W_d restricted to keep enumeration small
-    base = _S(["He", "said", "hi"], ["PRON", "VERB", "INTJ"], [1, -1, 1], ["nsubj", "root", "ccomp"],
-              [(), (), (), ()])
-    prep = model.prepare(base)
-    tables = [model.extractor.rel_tables[int(r)] for r in prep.rel_ids]
-    pm = inv.punctemes
-    fo = forest(base.heads)
-    lo, hi = fo.first, fo.last
-    phi = model.phi()
-    sym = inv.symbol_id
-    # every reachable surface per slot
-    slot_sets = [set() for _ in range(4)]
-    for choice in itertools.product(*[range(t.size) for t in tables]):
-        u = [[] for _ in range(4)]
-        ends = sorted(range(3), key=lambda w: hi[w] - lo[w])  # innermost first
-        for w in ends:
-            u[hi[w] + 1] += [sym(t) for t in pm[tables[w].pairs[choice[w]][1]]]
-        for w in sorted(range(3), key=lambda w: -(hi[w] - lo[w])):  # outermost first
-            u[lo[w]] += [sym(t) for t in pm[tables[w].pairs[choice[w]][0]]]
-        for i in range(4):
-            x0 = ([0] if i == 0 else []) + u[i]
-            for s in _channel_outputs(x0, phi, model.r2l):
-                slot_sets[i].add(tuple(inv.symbols[k] for k in (s[1:] if i == 0 else s)))
-    total = 0.0
-    for xs in itertools.product(*[sorted(s) for s in slot_sets]):
-        sent = _S(base.words, base.upos, base.heads, base.deprels, list(xs))
-        lp = model.log_prob(sent)
-        if np.isfinite(lp):
-            total += np.exp(lp)
+    base = three_word_tree()
+    total = total_probability(model, base, reachable_surfaces(model, base))
     assert abs(total - 1.0) < 1e-9, total
