@@ -32,6 +32,17 @@ ctypedef fused real:
     double
 
 
+cdef long _widest(const long[::1] tab_V) noexcept nogil:
+    """The widest relation's number of pair-property columns (at least 1): the size of the
+    per-node scratch column."""
+    cdef long m = 1
+    cdef Py_ssize_t r
+    for r in range(tab_V.shape[0]):
+        if tab_V[r] > m:
+            m = tab_V[r]
+    return m
+
+
 def attach_forward(const real[::1] theta, const long[::1] rel_ids, const long[::1] unit_ptr,
                    const long[::1] units, const long[::1] uptr, const int[::1] ucol,
                    const long[::1] ufeat, const long[::1] tab_P, const long[::1] tab_K,
@@ -39,11 +50,7 @@ def attach_forward(const real[::1] theta, const long[::1] rel_ids, const long[::
                    const long[::1] node_off, double[::1] logp):
     """Fill ``logp[node_off[w]:node_off[w+1]]`` with node ``w``'s log p_θ(pair | w)."""
     cdef Py_ssize_t N = rel_ids.shape[0]
-    cdef long maxV = 1
-    cdef Py_ssize_t r
-    for r in range(tab_V.shape[0]):
-        if tab_V[r] > maxV:
-            maxV = tab_V[r]
+    cdef long maxV = _widest(tab_V)
     cdef double[::1] tcol = np.zeros(maxV, dtype=np.float64)
     cdef Py_ssize_t w, a, e, j, k
     cdef long u, rid, P, K, V, base, o
@@ -89,11 +96,7 @@ def attach_backward(const double[::1] G, const long[::1] rel_ids, const long[::1
 
     ``slot`` is a scratch array of θ's length filled with -1 (left so on return)."""
     cdef Py_ssize_t N = rel_ids.shape[0]
-    cdef long maxV = 1
-    cdef Py_ssize_t r
-    for r in range(tab_V.shape[0]):
-        if tab_V[r] > maxV:
-            maxV = tab_V[r]
+    cdef long maxV = _widest(tab_V)
     cdef Py_ssize_t bound = 0, w, a, e, j, k
     for w in range(N):
         for a in range(unit_ptr[w], unit_ptr[w + 1]):

@@ -179,6 +179,8 @@ FUNCTION_RELATIONS = frozenset({"mark", "cc", "case", "aux", "cop", "advmod", "d
                                 "det", "clf", "dep"})
 #: templates that look at the observed surface punctuation inside the constituent
 SURFACE_TEMPLATES = frozenset({"inner", "inner_rel", "inner_upos", "inner_side", "inner_count"})
+# templates that read the list of punctuated interior slots (built once per node)
+_INNER_SLOT_TEMPLATES = frozenset({"inner_upos", "inner_side", "inner_count"})
 PAIR_PROPERTIES: Tuple[str, ...] = ("pair", "l", "r", "shape")
 
 
@@ -343,22 +345,23 @@ def node_contexts(sentence, inventory: PunctInventory, templates: Sequence[str])
                     if a < j <= b and sentence.slots[j]:
                         marks.add(f"{d}|inrel={base[c]}|{s}={' '.join(sentence.slots[j])}")
             ctx.extend(sorted(marks)[:6])
+        if tset & _INNER_SLOT_TEMPLATES:
+            # the punctuated interior slots (a+1..b, as for ``inner``) and their strings
+            punct_in = [(j, " ".join(sentence.slots[j])) for j in range(a + 1, b + 1) if sentence.slots[j]]
         if "inner_upos" in tset:
             # each punctuated interior slot with the UPOS of the words on both sides of it
-            ctx.extend(sorted({f"{d}|inpos={upos[j - 1]}|{' '.join(sentence.slots[j])}|{upos[j]}"
-                               for j in range(a + 1, b + 1) if sentence.slots[j]})[:6])
+            ctx.extend(sorted({f"{d}|inpos={upos[j - 1]}|{x}|{upos[j]}" for j, x in punct_in})[:6])
         if "inner_side" in tset:
             # each punctuated interior slot with its side of w's head word (slot j precedes
             # word j), alone and with w's UPOS
-            sides = sorted({(("L" if j <= w else "R"), " ".join(sentence.slots[j]))
-                            for j in range(a + 1, b + 1) if sentence.slots[j]})[:6]
+            sides = sorted({(("L" if j <= w else "R"), x) for j, x in punct_in})[:6]
             for sd, x in sides:
                 ctx.append(f"{d}|hside={sd}|in={x}")
                 ctx.append(f"{d}|hside={sd}|in={x}|upos={upos[w]}")
         if "inner_count" in tset:
             # how many interior slots are punctuated on each side of w's head word
-            nl = sum(1 for j in range(a + 1, min(w, b) + 1) if sentence.slots[j])
-            nr = sum(1 for j in range(max(w + 1, a + 1), b + 1) if sentence.slots[j])
+            nl = sum(1 for j, _ in punct_in if j <= w)
+            nr = len(punct_in) - nl
             ctx.append(f"{d}|ninL={min(nl, 3)}|ninR={min(nr, 3)}")
             ctx.append(f"{d}|ninL={min(nl, 3)}|ninR={min(nr, 3)}|upos={upos[w]}")
         if "kidset" in tset:
