@@ -31,7 +31,7 @@ import json
 import math
 import sys
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
@@ -363,6 +363,20 @@ def load_split(path) -> Tuple[List[PunctSentence], PrepStats, bool]:
     return sents, stats, quote_xpos
 
 
+def with_parsed_trees(gold: Sequence[PunctSentence], parsed_path) -> List[PunctSentence]:
+    """The gold sentences (words and punctuation) with the trees, UPOS and XPOS of
+    ``parsed_path`` (a depunctuated parse of the same sentences, aligned as
+    ``evaluate-restore --parsed`` aligns them): training data that looks like restoration's
+    input, so the model learns how far to trust a parser."""
+    from .evaluate_restore import parsed_sentences
+
+    out = []
+    for g, p in zip(gold, parsed_sentences(parsed_path, gold)):
+        out.append(replace(g, upos=list(p.upos), xpos=list(p.xpos), deprels=list(p.deprels),
+                           heads=list(p.heads), nonprojective=p.nonprojective))
+    return out
+
+
 def _arguments(p: argparse.ArgumentParser) -> None:
     d = TrainConfig()
     p.add_argument("train", help="training CoNLL-U file, or a UD folder (uses its *-ud-train.conllu)")
@@ -399,6 +413,13 @@ def _arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--templates", default=None,
                    help=f"comma-separated feature templates (default all: {','.join(ALL_TEMPLATES)})")
     p.add_argument("--jobs", type=int, default=d.jobs, help="processes for --direction auto (max 2)")
+    p.add_argument("--parsed-train", default=None,
+                   help="depunctuated CoNLL-U with a parser's trees of the training sentences (e.g. jackknifed, "
+                        "scripts/folds.py): train on those trees with the gold punctuation")
+    p.add_argument("--keep-gold", action="store_true",
+                   help="with --parsed-train: train on the gold trees as well (each sentence twice)")
+    p.add_argument("--parsed-dev", default=None,
+                   help="the parser's trees of the dev sentences: select epochs and direction on those")
     p.add_argument("--quiet", action="store_true", help="no progress output")
 
 
@@ -420,10 +441,19 @@ def train_cli(args) -> dict:
     dev_path = resolve_split(args.dev, "dev")
     train_sents, train_stats, quote_xpos = load_split(train_path)
     dev_sents, dev_stats, _ = load_split(dev_path)
+    if args.keep_gold and not args.parsed_train:
+        raise ValueError("--keep-gold needs --parsed-train")
+    if args.parsed_train:
+        parsed = with_parsed_trees(train_sents, args.parsed_train)
+        train_sents = train_sents + parsed if args.keep_gold else parsed
+    if args.parsed_dev:
+        dev_sents = with_parsed_trees(dev_sents, args.parsed_dev)
     if not train_sents:
         raise ValueError(f"{train_path}: no usable training sentences")
     model, summary = train_model(train_sents, dev_sents, cfg)
-    model.meta.update({"train_file": str(train_path), "dev_file": str(dev_path), "quote_xpos": quote_xpos})
+    model.meta.update({"train_file": str(train_path), "dev_file": str(dev_path), "quote_xpos": quote_xpos,
+                       "parsed_train": args.parsed_train, "keep_gold": bool(args.keep_gold),
+                       "parsed_dev": args.parsed_dev})
     out = model.to_disk(args.output)
     (Path(out) / "training.json").write_text(json.dumps(summary, indent=2, ensure_ascii=False) + "\n",
                                              encoding="utf-8")

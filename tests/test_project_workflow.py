@@ -22,12 +22,13 @@ WORKFLOWS = {
     "degraded": ["preprocess-degraded", "train-parser-degraded", "evaluate-parser-degraded", "parse-test-degraded",
                  "restore-degraded"],
     "mixture": ["train-parser-seed", "parse-test-seed", "evaluate-mixture"],
+    "jackknife": ["jackknife-parse", "train-on-parsed", "evaluate-on-parsed"],
     "baselines": [f"baseline-{s}" for s in ("trivial", "crf_lexical", "crf_tagger", "attn_tagger", "spacy_tagger")],
     "results": ["results-table", "plot-aed-las"],
     "benchmarks": ["bench"],
 }
 # The order the workflows are run in (docs/workflow.md): each one reads what the earlier ones wrote.
-ORDER = ["all", "degraded", "mixture", "baselines", "results", "benchmarks"]
+ORDER = ["all", "degraded", "mixture", "jackknife", "baselines", "results", "benchmarks"]
 LOCAL_UD = {"ud_dir": "../shared/ud/en_ewt", "treebank": "en_ewt"}
 DEV_AS_TRAIN = {"ud_dir": "../shared/ud/es_ancora_ud14", "treebank": "es_ancora_ud14", "lang": "es",
                 "protocol": "dev-as-train"}
