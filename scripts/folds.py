@@ -18,29 +18,17 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 from pathlib import Path
 
 import conllu
 
+from parse_conllu import write_sentences  # scripts/ is on sys.path when a script runs
+
 
 def _read(path: Path) -> list:
     with path.open(encoding="utf-8") as f:
         return list(conllu.parse_incr(f))
-
-
-def _write(sentences, dest: Path) -> None:
-    dest.parent.mkdir(parents=True, exist_ok=True)
-    tmp = dest.with_name(f".{dest.name}.tmp{os.getpid()}")
-    try:
-        with tmp.open("w", encoding="utf-8", newline="\n") as out:
-            for sentence in sentences:
-                out.write(sentence.serialize())
-        os.replace(tmp, dest)
-    finally:
-        if tmp.exists():
-            tmp.unlink()
 
 
 def _check_k(k: int, n: int, src: Path) -> None:
@@ -56,9 +44,9 @@ def split(src: Path, folder: Path, k: int) -> dict:
     _check_k(k, len(sentences), src)
     sizes = []
     for j in range(k):
-        _write([s for i, s in enumerate(sentences) if i % k != j], folder / f"train.fold{j}.conllu")
+        write_sentences([s for i, s in enumerate(sentences) if i % k != j], folder / f"train.fold{j}.conllu")
         held = [s for i, s in enumerate(sentences) if i % k == j]
-        _write(held, folder / f"heldout.fold{j}.conllu")
+        write_sentences(held, folder / f"heldout.fold{j}.conllu")
         sizes.append(len(held))
     return {"input": str(src), "folder": str(folder), "k": k, "n_sentences": len(sentences), "heldout_sizes": sizes}
 
@@ -86,7 +74,7 @@ def merge(src: Path, folder: Path, dest: Path, k: int) -> dict:
             raise ValueError(f"{folder}/heldout.fold{i % k}.parsed.conllu: sentence {i // k + 1} has words "
                              f"{_forms(p)[:8]}..., but sentence {i + 1} of {src} has {_forms(sentence)[:8]}...")
         out.append(p)
-    _write(out, dest)
+    write_sentences(out, dest)
     return {"input": str(src), "output": str(dest), "k": k, "n_sentences": len(out)}
 
 

@@ -51,6 +51,20 @@ def _fill(sentence, words, doc: Doc, where: str) -> None:
         word["deprel"] = "root" if token.head.i == token.i else (token.dep_ or "dep")
 
 
+def write_sentences(sentences, dest: Path) -> None:
+    """Write ``conllu`` sentences to ``dest`` atomically (a temporary file, then a rename)."""
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    tmp = dest.with_name(f".{dest.name}.tmp{os.getpid()}")
+    try:
+        with tmp.open("w", encoding="utf-8", newline="\n") as out:
+            for sentence in sentences:
+                out.write(sentence.serialize())
+        os.replace(tmp, dest)
+    finally:
+        if tmp.exists():
+            tmp.unlink()
+
+
 def parse_file(model, src: Path, dest: Path, batch_size: int = 256) -> dict:
     """Parse every sentence of ``src`` with ``model``; write ``dest`` atomically; return counts."""
     nlp = spacy.load(model) if not hasattr(model, "pipe") else model
@@ -68,16 +82,7 @@ def parse_file(model, src: Path, dest: Path, batch_size: int = 256) -> dict:
         words = _words(sentence)
         _fill(sentence, words, doc, f"{src}: sentence {k + 1} ({sentence.metadata.get('sent_id', 'no sent_id')})")
         n_words += len(words)
-    dest.parent.mkdir(parents=True, exist_ok=True)
-    tmp = dest.with_name(f".{dest.name}.tmp{os.getpid()}")
-    try:
-        with tmp.open("w", encoding="utf-8", newline="\n") as out:
-            for sentence in sentences:
-                out.write(sentence.serialize())
-        os.replace(tmp, dest)
-    finally:
-        if tmp.exists():
-            tmp.unlink()
+    write_sentences(sentences, dest)
     return {"model": str(model), "input": str(src), "output": str(dest), "n_sentences": len(sentences),
             "n_words": n_words, "seconds": round(time.perf_counter() - t0, 2)}
 

@@ -1,8 +1,8 @@
 """Training on jackknifed parses: scripts/folds.py, scripts/jackknife.py and ``train --parsed-train``."""
-import importlib.util
 import json
 import os
 import shutil
+import subprocess
 import sys
 from pathlib import Path
 
@@ -14,6 +14,7 @@ from spacy_punctgen.convert import convert_file
 from spacy_punctgen.model import PunctModel
 from spacy_punctgen.preprocess import preprocess_file
 from spacy_punctgen.train import with_parsed_trees
+from script_loader import load_script
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE = ROOT / "assets" / "sample"
@@ -21,45 +22,25 @@ TRAIN = SAMPLE / "en_sample-ud-train.conllu"
 DEV = SAMPLE / "en_sample-ud-dev.conllu"
 
 
-def _script(name):
-    spec = importlib.util.spec_from_file_location(f"_jk_{name}", ROOT / "scripts" / f"{name}.py")
-    mod = importlib.util.module_from_spec(spec)
-    sys.path.insert(0, str(ROOT / "scripts"))
-    try:
-        spec.loader.exec_module(mod)
-    finally:
-        sys.path.remove(str(ROOT / "scripts"))
-    return mod
-
-
 def _chain_trees(src: Path, dest: Path) -> None:
     """A different, valid tree for every sentence: word i+1 heads word i, the last word is the root."""
-    lines = []
-    for line in src.read_text(encoding="utf-8").splitlines():
-        cols = line.split("\t")
-        if len(cols) == 10 and cols[0].isdigit():
-            n = cols[9]  # placeholder, fixed below
-        lines.append(cols if len(cols) == 10 and cols[0].isdigit() else line)
     out, block = [], []
 
     def flush():
-        n = len(block)
         for cols in block:
             i = int(cols[0])
-            cols = list(cols)
-            cols[6], cols[7] = ("0", "root") if i == n else (str(i + 1), "dep")
+            cols[6], cols[7] = ("0", "root") if i == len(block) else (str(i + 1), "dep")
             out.append("\t".join(cols))
         block.clear()
 
-    for item in lines:
-        if isinstance(item, list):
-            block.append(item)
-        else:
-            if block:
-                flush()
-            out.append(item)
-    if block:
+    for line in src.read_text(encoding="utf-8").splitlines():
+        cols = line.split("\t")
+        if len(cols) == 10 and cols[0].isdigit():
+            block.append(cols)
+            continue
         flush()
+        out.append(line)
+    flush()
     dest.write_text("\n".join(out) + "\n", encoding="utf-8")
 
 
@@ -76,7 +57,7 @@ def depunct(tmp_path_factory):
 
 
 def test_folds_split_then_merge_gives_back_the_input(depunct, tmp_path):
-    folds = _script("folds")
+    folds = load_script("folds")
     info = folds.split(depunct["train"], tmp_path, 3)
     n = len(read_conllu(depunct["train"]))
     assert info["n_sentences"] == n and sum(info["heldout_sizes"]) == n
@@ -90,7 +71,7 @@ def test_folds_split_then_merge_gives_back_the_input(depunct, tmp_path):
 
 
 def test_folds_merge_refuses_changed_words_and_missing_sentences(depunct, tmp_path, capsys):
-    folds = _script("folds")
+    folds = load_script("folds")
     folds.split(depunct["train"], tmp_path, 2)
     shutil.copy(tmp_path / "heldout.fold0.conllu", tmp_path / "heldout.fold0.parsed.conllu")
     text = (tmp_path / "heldout.fold1.conllu").read_text(encoding="utf-8")
@@ -145,13 +126,11 @@ def test_train_on_parsed_trees_cli(depunct, tmp_path, capsys):
 
 def test_jackknife_script_on_the_sample(tmp_path):
     """Two fold parsers (a few steps each) parse the folds they did not see; a rerun skips them."""
-    jk = _script("jackknife")
+    jk = load_script("jackknife")
     corpus = tmp_path / "depunct"
     corpus.mkdir()
     convert_file(TRAIN, corpus / "train.conllu", depunct=True)
     convert_file(DEV, corpus / "dev.conllu", depunct=True)
-    import subprocess
-
     subprocess.run([sys.executable, "-m", "spacy", "convert", str(corpus / "dev.conllu"), str(corpus),
                     "--converter", "conllu", "--n-sents", "1"], check=True, capture_output=True)
     args = [str(corpus), str(tmp_path / "training"), "--k", "2", "--lang", "en", "--max-steps", "4",

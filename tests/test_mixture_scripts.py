@@ -1,6 +1,5 @@
 """Scripts for the parsed-tree restoration results: permutation_test, metrics_from_predictions,
 and results_table with a second punctgen system (e.g. punctgen_mixture)."""
-import importlib.util
 import json
 from pathlib import Path
 
@@ -9,16 +8,10 @@ import pytest
 from spacy_punctgen.convert import convert_file
 from spacy_punctgen.predictions import record, write_predictions
 from spacy_punctgen.preprocess import preprocess_file
+from script_loader import load_script
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE = ROOT / "assets" / "sample" / "en_sample-ud-test.conllu"
-
-
-def _script(name):
-    spec = importlib.util.spec_from_file_location(name, ROOT / "scripts" / f"{name}.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
 
 
 @pytest.fixture()
@@ -33,9 +26,9 @@ def data(tmp_path):
     return test, gold, good, bad
 
 
-def test_permutation_test_script(data, tmp_path, capsys):
+def test_permutation_testload_script(data, tmp_path, capsys):
     test, gold, good, bad = data
-    pt = _script("permutation_test")
+    pt = load_script("permutation_test")
     out = tmp_path / "p.json"
     assert pt.main([str(test), str(good), str(bad), str(good), "--permutations", "200", "--output", str(out)]) == 0
     res = json.loads(out.read_text())
@@ -57,7 +50,7 @@ def test_permutation_test_script(data, tmp_path, capsys):
 
 def test_metrics_from_predictions_and_a_second_punctgen_row(data, tmp_path):
     test, gold, good, bad = data
-    mp = _script("metrics_from_predictions")
+    mp = load_script("metrics_from_predictions")
     folder = tmp_path / "metrics" / "en_x"
     assert mp.main([str(test), str(bad), str(folder / "trivial.json"), "--set", "system=trivial",
                     "--set", "perplexity_per_slot=1.5"]) == 0
@@ -68,7 +61,7 @@ def test_metrics_from_predictions_and_a_second_punctgen_row(data, tmp_path):
         (folder / f"{name}.json").write_text(json.dumps(
             {"system": name, "aed_gold": 0.0, "aed_parsed": 0.0, "predictions_gold": None,
              "predictions_parsed": str(good)}))
-    rt = _script("results_table")
+    rt = load_script("results_table")
     out = tmp_path / "table.md"
     assert rt.main(["--metrics", str(tmp_path / "metrics"), "--corpus", str(tmp_path / "corpus"),
                     "--output", str(out), "--permutations", "100"]) == 0

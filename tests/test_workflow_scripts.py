@@ -1,5 +1,4 @@
 """The workflow's helper scripts: parse_conllu, evaluate_parser, save_metrics --merge, results_table, plot_aed_las."""
-import importlib.util
 import json
 import sys
 from pathlib import Path
@@ -10,20 +9,10 @@ from spacy_punctgen.conllu_io import read_conllu
 from spacy_punctgen.convert import convert_file
 from spacy_punctgen.predictions import record, write_predictions
 from spacy_punctgen.preprocess import preprocess_file
+from script_loader import load_script
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE = ROOT / "assets" / "sample"
-
-
-def _script(name):
-    spec = importlib.util.spec_from_file_location(f"_wf_{name}", ROOT / "scripts" / f"{name}.py")
-    mod = importlib.util.module_from_spec(spec)
-    sys.path.insert(0, str(ROOT / "scripts"))
-    try:
-        spec.loader.exec_module(mod)
-    finally:
-        sys.path.remove(str(ROOT / "scripts"))
-    return mod
 
 
 @pytest.fixture(scope="module")
@@ -56,7 +45,7 @@ def tiny_parser(tmp_path_factory):
 
 
 def test_parse_conllu_one_tree_per_sentence_comments_kept(tiny_parser, tmp_path):
-    pc = _script("parse_conllu")
+    pc = load_script("parse_conllu")
     out = tmp_path / "parsed.conllu"
     info = pc.parse_file(str(tiny_parser["model"]), tiny_parser["dev"], out)
     gold, parsed = read_conllu(tiny_parser["dev"]), read_conllu(out)  # read_conllu checks the trees
@@ -71,13 +60,13 @@ def test_parse_conllu_one_tree_per_sentence_comments_kept(tiny_parser, tmp_path)
 
 
 def test_parse_conllu_cli_error(tmp_path, capsys):
-    pc = _script("parse_conllu")
+    pc = load_script("parse_conllu")
     assert pc.main([str(tmp_path / "nomodel"), str(tmp_path / "missing.conllu"), str(tmp_path / "o.conllu")]) == 1
     assert "parse_conllu:" in capsys.readouterr().err
 
 
 def test_evaluate_parser_writes_scores_and_protocol(tiny_parser, tmp_path):
-    ep = _script("evaluate_parser")
+    ep = load_script("evaluate_parser")
     out = tmp_path / "m" / "parser_depunct.json"
     code = ep.main([str(tiny_parser["model"]), str(tiny_parser["dev_spacy"]), str(out), "--train-data",
                     str(tiny_parser["dev_spacy"]), "--set", "protocol=dev-as-train", "--set", "train_fraction=0.5"])
@@ -90,7 +79,7 @@ def test_evaluate_parser_writes_scores_and_protocol(tiny_parser, tmp_path):
 
 
 def test_save_metrics_merge_without_command(tmp_path):
-    sm = _script("save_metrics")
+    sm = load_script("save_metrics")
     gold = tmp_path / "gold.json"
     gold.write_text(json.dumps({"test": {"aed": 0.25, "comma": {"f1": 0.5}}}))
     parser = tmp_path / "parser.json"
@@ -116,7 +105,7 @@ def _metrics(tmp_path, name, aed, preds, **extra):
 
 
 def test_results_table_and_permutation_test(tmp_path):
-    rt = _script("results_table")
+    rt = load_script("results_table")
     test = tmp_path / "corpus" / "en_x" / "punct" / "test.conllu"
     convert_file(SAMPLE / "en_sample-ud-test.conllu", test)
     gold = preprocess_file(test)[0]
@@ -140,7 +129,7 @@ def test_results_table_and_permutation_test(tmp_path):
 
 
 def test_plot_aed_las_points(tmp_path):
-    pl = _script("plot_aed_las")
+    pl = load_script("plot_aed_las")
     folder = tmp_path / "en_x"
     (folder / "restore").mkdir(parents=True)
     for suffix, las, aed, frac in (("", 0.8, 0.1, 1.0), ("_frac0.1", 0.6, 0.2, 0.1)):
