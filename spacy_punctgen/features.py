@@ -66,6 +66,9 @@ template              value (one context per node unless noted)
                       left / right of w's head word (at most 6 slots; like ``inner``)
 ``inner_count`` (opt.) ``d|ninL=0..3+|ninR=0..3+`` (also with ``|upos=``): punctuated interior
                       slots left / right of w's head word
+``global_words`` (opt.) ``*|word=``, ``*|fword=``, ``*|lword=``, ``*|pword=``, ``*|nword=``: the
+                      words of ``word``, ``span_words`` and ``out_words`` shared across
+                      relations, so they still apply when a parser gets the relation wrong (5)
 ====================  =========================================================
 
 Pair properties (``K = 4`` per pair; the strings use the puncteme tokens
@@ -168,7 +171,7 @@ ALL_TEMPLATES: Tuple[str, ...] = (
     "child_side", "nkids", "sib", "flank", "flank_out", "edge", "len", "word", "span_words",
     "out_words", "global", "dist", "len_upos", "kidset", "neighbors", "inner",
     "phead", "word_dir", "kid_words", "edge_upos", "inner_rel", "inner_upos",
-    "inner_side", "inner_count",
+    "inner_side", "inner_count", "global_words",
 )
 #: the templates on by default (the first twenty; everything after ``global`` is an
 #: optional extra, see docs/features.md)
@@ -232,7 +235,8 @@ def node_contexts(sentence, inventory: PunctInventory, templates: Sequence[str])
     base = [relation_key(d) for d in full]
     tset = set(templates)
     words = ([inventory.word(w) for w in sentence.words]
-             if tset & {"word", "span_words", "out_words", "phead", "word_dir", "kid_words"} else None)
+             if tset & {"word", "span_words", "out_words", "phead", "word_dir", "kid_words", "global_words"}
+             else None)
     if "neighbors" in tset:  # outermost constituent starting / ending at each word
         start_at: List[int] = [-1] * n
         end_at: List[int] = [-1] * n
@@ -389,6 +393,12 @@ def node_contexts(sentence, inventory: PunctInventory, templates: Sequence[str])
             ctx.append("*")
             ctx.append(f"*|edge={edge}")
             ctx.append(f"*|upos={upos[w]}")
+        if "global_words" in tset:
+            ctx.append(f"*|word={words[w]}")
+            ctx.append(f"*|fword={words[a]}")
+            ctx.append(f"*|lword={words[b]}")
+            ctx.append(f"*|pword={words[a - 1] if a > 0 else 'BOS'}")
+            ctx.append(f"*|nword={words[b + 1] if b + 1 < n else 'EOS'}")
         out.append(ctx)
     return out
 

@@ -363,6 +363,19 @@ def load_split(path) -> Tuple[List[PunctSentence], PrepStats, bool]:
     return sents, stats, quote_xpos
 
 
+def parse_templates(text: Optional[str]) -> Optional[List[str]]:
+    """``--templates``: comma-separated names, ``default`` standing for the default set
+    (so a workflow variable can add templates to it); None or empty: the default set."""
+    if not text:
+        return None
+    out: List[str] = []
+    for t in (t.strip() for t in text.split(",")):
+        for name in (DEFAULT_TEMPLATES if t == "default" else [t] if t else []):
+            if name not in out:
+                out.append(name)
+    return out or None
+
+
 def with_parsed_trees(gold: Sequence[PunctSentence], parsed_path) -> List[PunctSentence]:
     """The gold sentences (words and punctuation) with the trees, UPOS and XPOS of
     ``parsed_path`` (a depunctuated parse of the same sentences, aligned as
@@ -411,7 +424,9 @@ def _arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--min-count", type=int, default=d.min_count, help="rare-word threshold")
     p.add_argument("--pairs-mode", choices=["full", "halves"], default=d.pairs_mode)
     p.add_argument("--templates", default=None,
-                   help=f"comma-separated feature templates (default all: {','.join(ALL_TEMPLATES)})")
+                   help="comma-separated feature templates; 'default' stands for the default set "
+                        f"({','.join(DEFAULT_TEMPLATES)}), e.g. default,global_words; known: "
+                        f"{','.join(ALL_TEMPLATES)}")
     p.add_argument("--jobs", type=int, default=d.jobs, help="processes for --direction auto (max 2)")
     p.add_argument("--parsed-train", default=None,
                    help="depunctuated CoNLL-U with a parser's trees of the training sentences (e.g. jackknifed, "
@@ -425,7 +440,7 @@ def _arguments(p: argparse.ArgumentParser) -> None:
 
 @command("train", "Train a punctuation model (full or ATTACH) and keep the best on dev", _arguments)
 def train_cli(args) -> dict:
-    templates = [t.strip() for t in args.templates.split(",") if t.strip()] if args.templates else None
+    templates = parse_templates(args.templates)
     cfg = TrainConfig(mode=args.mode, direction=args.direction, epochs=args.epochs, lr=args.lr,
                       batch_size=args.batch_size, sentences_per_epoch=args.sentences_per_epoch,
                       xi=args.xi, l2=args.l2, seed=args.seed, theta_init=args.theta_init,

@@ -53,6 +53,26 @@ def test_kid_words_names_function_children_only():
     assert c[0] == ["root"] and c[1] == ["nsubj"]  # parataxis child / no children
 
 
+def test_global_words_are_shared_across_relations():
+    c = _ctx("global_words")
+    # "rains" (parataxis) spans "it rains really": words 1..3
+    assert c[2] == ["parataxis", "*|word=rains", "*|fword=it", "*|lword=really", "*|pword=Note", "*|nword=EOS"]
+    assert c[0] == ["root", "*|word=Note", "*|fword=Note", "*|lword=really", "*|pword=BOS", "*|nword=EOS"]
+    # the same word heading a constituent of another relation gets the same contexts
+    other = _S(["Note", "it", "rains", "really"], ["NOUN", "PRON", "VERB", "ADV"], [-1, 2, 0, 2],
+               ["root", "nsubj", "ccomp", "advmod"], [(), (), (), (), ()])
+    assert node_contexts(other, toy_inventory(), ["rel", "global_words"])[2][1:] == c[2][1:]
+    assert "global_words" not in SURFACE_TEMPLATES  # trees and words only: restoration may use it
+
+
+def test_templates_option_expands_default():
+    from spacy_punctgen.train import parse_templates
+    assert parse_templates(None) is None and parse_templates("") is None
+    assert parse_templates("default") == list(DEFAULT_TEMPLATES)
+    assert parse_templates("default,global_words,word") == list(DEFAULT_TEMPLATES) + ["global_words"]
+    assert parse_templates("rel, upos") == ["rel", "upos"]
+
+
 def test_kid_words_rare_words_are_unk():
     from spacy_punctgen.inventory import PunctInventory
     inv = PunctInventory.from_sentences(toy_sentences(), min_count=2)
