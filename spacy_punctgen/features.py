@@ -386,9 +386,12 @@ def node_contexts(sentence, inventory: PunctInventory, templates: Sequence[str])
         if "span_words" in tset:
             ctx.append(f"{d}|fword={words[a]}")
             ctx.append(f"{d}|lword={words[b]}")
+        if words is not None:  # the words just outside the span (out_words, global_words)
+            pword = words[a - 1] if a > 0 else "BOS"
+            nword = words[b + 1] if b + 1 < n else "EOS"
         if "out_words" in tset:
-            ctx.append(f"{d}|pword={words[a - 1] if a > 0 else 'BOS'}")
-            ctx.append(f"{d}|nword={words[b + 1] if b + 1 < n else 'EOS'}")
+            ctx.append(f"{d}|pword={pword}")
+            ctx.append(f"{d}|nword={nword}")
         if "global" in tset:
             ctx.append("*")
             ctx.append(f"*|edge={edge}")
@@ -397,8 +400,8 @@ def node_contexts(sentence, inventory: PunctInventory, templates: Sequence[str])
             ctx.append(f"*|word={words[w]}")
             ctx.append(f"*|fword={words[a]}")
             ctx.append(f"*|lword={words[b]}")
-            ctx.append(f"*|pword={words[a - 1] if a > 0 else 'BOS'}")
-            ctx.append(f"*|nword={words[b + 1] if b + 1 < n else 'EOS'}")
+            ctx.append(f"*|pword={pword}")
+            ctx.append(f"*|nword={nword}")
         out.append(ctx)
     return out
 
