@@ -171,7 +171,7 @@ ALL_TEMPLATES: Tuple[str, ...] = (
     "child_side", "nkids", "sib", "flank", "flank_out", "edge", "len", "word", "span_words",
     "out_words", "global", "dist", "len_upos", "kidset", "neighbors", "inner",
     "phead", "word_dir", "kid_words", "edge_upos", "inner_rel", "inner_upos",
-    "inner_side", "inner_count", "global_words",
+    "inner_side", "inner_count", "global_words", "edge_bigrams",
 )
 #: the templates on by default (the first twenty; everything after ``global`` is an
 #: optional extra, see docs/features.md)
@@ -235,7 +235,8 @@ def node_contexts(sentence, inventory: PunctInventory, templates: Sequence[str])
     base = [relation_key(d) for d in full]
     tset = set(templates)
     words = ([inventory.word(w) for w in sentence.words]
-             if tset & {"word", "span_words", "out_words", "phead", "word_dir", "kid_words", "global_words"}
+             if tset & {"word", "span_words", "out_words", "phead", "word_dir", "kid_words", "global_words",
+                     "edge_bigrams"}
              else None)
     if "neighbors" in tset:  # outermost constituent starting / ending at each word
         start_at: List[int] = [-1] * n
@@ -402,6 +403,11 @@ def node_contexts(sentence, inventory: PunctInventory, templates: Sequence[str])
             ctx.append(f"*|lword={words[b]}")
             ctx.append(f"*|pword={pword}")
             ctx.append(f"*|nword={nword}")
+        if "edge_bigrams" in tset:
+            # the two words on either side of each boundary slot, as one context: fixed
+            # compounds (hi "बात-चीत") and names before an acronym in brackets
+            ctx.append(f"*|lbi={pword}+{words[a]}")
+            ctx.append(f"*|rbi={words[b]}+{nword}")
         out.append(ctx)
     return out
 

@@ -1,0 +1,127 @@
+"""Run the restoration table's workflows for every treebank of ``configs/treebanks.yml``.
+
+Usage (project.yml ``reproduce``):
+    python scripts/reproduce.py [--ud-root ../shared/ud] [--only cs_cltt,hi_hdtb_ud12pre] [--dry-run]
+
+Why a script: a spaCy workflow runs one treebank with one set of vars, and the table needs
+seven treebanks, each with its own language, data protocol, templates and seed parsers. For
+each treebank this runs, with ``spacy project run`` (each command skips itself when its
+deps and outputs are unchanged, so an interrupted run resumes): the workflows ``all``,
+``baselines`` and ``jackknife``; ``train-parser-seed`` and ``parse-test-seed`` for each
+seed; ``evaluate-mixture``; the workflow ``degraded`` for each fraction and ``plot-aed-las``;
+and finally ``results-table`` once. Every command and its exit status go to
+``training/reproduce.log``; the first failure stops the run.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Dict, List, Tuple
+
+import srsly
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def load_plan(path: Path) -> Dict[str, dict]:
+    """``{treebank: {"vars": {...}, "seeds": [...], "degraded": [...]}}``, checked, common vars merged in."""
+    data = srsly.read_yaml(path)
+    if not isinstance(data, dict) or not isinstance(data.get("treebanks"), dict) or not data["treebanks"]:
+        raise ValueError(f"{path}: needs a non-empty 'treebanks' mapping")
+    common = data.get("common") or {}
+    plan = {}
+    for name, entry in data["treebanks"].items():
+        entry = entry or {}
+        unknown = set(entry) - {"vars", "seeds", "degraded"}
+        if unknown:
+            raise ValueError(f"{path}: treebank {name!r} has unknown keys {sorted(unknown)}")
+        tb_vars = {**common, **(entry.get("vars") or {})}
+        if "lang" not in tb_vars or "protocol" not in tb_vars:
+            raise ValueError(f"{path}: treebank {name!r} needs vars 'lang' and 'protocol'")
+        seeds = [int(s) for s in entry.get("seeds") or []]
+        if any(s <= 0 for s in seeds) or len(set(seeds)) != len(seeds):
+            raise ValueError(f"{path}: treebank {name!r}: seeds must be distinct positive integers "
+                             f"(seed 0 is the `all` parser's), got {seeds}")
+        plan[name] = {"vars": tb_vars, "seeds": seeds, "degraded": [float(f) for f in entry.get("degraded") or []]}
+    return plan
+
+
+def _vars(values: dict) -> List[str]:
+    out = []
+    for key, value in values.items():
+        if isinstance(value, bool):
+            value = str(value).lower()
+        out += [f"--vars.{key}", str(value)]
+    return out
+
+
+def commands(name: str, entry: dict, ud_root: Path) -> List[Tuple[str, List[str]]]:
+    """``(label, argv)`` of every ``spacy project run`` for one treebank, in order."""
+    # relative to the project when it can be, as the lock file then is
+    ud_dir = os.path.relpath(ud_root / name, ROOT) if ud_root.is_absolute() else str(ud_root / name)
+    base = {"ud_dir": ud_dir, "treebank": name, **entry["vars"]}
+    run = lambda step, **extra: [sys.executable, "-m", "spacy", "project", "run", step, str(ROOT),  # noqa: E731
+                                 *_vars({**base, **extra})]
+    out = [(f"{name}: {w}", run(w)) for w in ("all", "baselines", "jackknife")]
+    for seed in entry["seeds"]:
+        out.append((f"{name}: train-parser-seed {seed}", run("train-parser-seed", parser_seed=seed)))
+        out.append((f"{name}: parse-test-seed {seed}", run("parse-test-seed", parser_seed=seed)))
+    if entry["seeds"]:
+        out.append((f"{name}: evaluate-mixture", run("evaluate-mixture", parser_seed=entry["seeds"][-1])))
+    for fraction in entry["degraded"]:
+        out.append((f"{name}: degraded {fraction}", run("degraded", parser_fraction=fraction)))
+    if entry["degraded"]:
+        out.append((f"{name}: plot-aed-las", run("plot-aed-las")))
+    return out
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--config", type=Path, default=ROOT / "configs" / "treebanks.yml")
+    p.add_argument("--ud-root", type=Path, default=Path("../shared/ud"),
+                   help="folder holding one UD folder per treebank; a relative path is relative to the project folder")
+    p.add_argument("--only", default="", help="comma-separated treebanks (default: all of the config)")
+    p.add_argument("--dry-run", action="store_true", help="print the commands, run nothing")
+    p.add_argument("--log", type=Path, default=ROOT / "training" / "reproduce.log")
+    args = p.parse_args(argv)
+    try:
+        plan = load_plan(args.config)
+        names = [n for n in args.only.split(",") if n] or list(plan)
+        unknown = [n for n in names if n not in plan]
+        if unknown:
+            raise ValueError(f"--only: {unknown} not in {args.config} (known: {list(plan)})")
+        missing = [n for n in names if not (ROOT / args.ud_root / n).is_dir()]
+        if missing and not args.dry_run:
+            raise ValueError(f"no UD folder for {missing} under {args.ud_root} (--ud-root)")
+    except (ValueError, OSError) as e:
+        print(f"reproduce: {e}", file=sys.stderr)
+        return 1
+    steps = [c for n in names for c in commands(n, plan[n], args.ud_root)]
+    steps.append(("results-table", [sys.executable, "-m", "spacy", "project", "run", "results-table", str(ROOT)]))
+    if args.dry_run:
+        for label, cmd in steps:
+            print(f"# {label}\n{' '.join(cmd)}")
+        return 0
+    args.log.parent.mkdir(parents=True, exist_ok=True)
+    with args.log.open("a", encoding="utf-8") as log:
+        for label, cmd in steps:
+            start = time.time()
+            log.write(f"$ {' '.join(cmd)}\n")
+            log.flush()
+            rc = subprocess.call(cmd, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT)
+            status = f"{label}: exit {rc} after {time.time() - start:.0f} s"
+            log.write(status + "\n")
+            log.flush()
+            print(status, flush=True)
+            if rc != 0:
+                print(f"reproduce: stopped at {label!r}; see {args.log}", file=sys.stderr)
+                return rc
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
