@@ -65,6 +65,18 @@ def test_global_words_are_shared_across_relations():
     assert "global_words" not in SURFACE_TEMPLATES  # trees and words only: restoration may use it
 
 
+def test_edge_bigrams_pair_the_words_across_each_boundary():
+    c = _ctx("edge_bigrams")
+    # "rains" spans "it rains really" (words 1..3): Note|it before it, really|EOS after it
+    assert c[2] == ["parataxis", "*|lbi=Note+it", "*|rbi=really+EOS"]
+    assert c[1] == ["nsubj", "*|lbi=Note+it", "*|rbi=it+rains"]
+    assert c[0] == ["root", "*|lbi=BOS+Note", "*|rbi=really+EOS"]
+    from spacy_punctgen.inventory import PunctInventory
+    inv = PunctInventory.from_sentences(toy_sentences(), min_count=2)  # rare words are UNK
+    assert node_contexts(note_sentence(), inv, ["rel", "edge_bigrams"])[3] == ["advmod", "*|lbi=UNK+UNK", "*|rbi=UNK+EOS"]
+    assert "edge_bigrams" not in SURFACE_TEMPLATES
+
+
 def test_templates_option_expands_default():
     from spacy_punctgen.train import parse_templates
     assert parse_templates(None) is None and parse_templates("") is None

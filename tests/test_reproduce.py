@@ -1,0 +1,102 @@
+"""``scripts/reproduce.py`` and ``configs/treebanks.yml``: the plan of the restoration table's runs."""
+import shlex
+from pathlib import Path
+
+import pytest
+import srsly
+
+from script_loader import load_script
+
+ROOT = Path(__file__).resolve().parents[1]
+SHARED_UD = ROOT.parent / "shared" / "ud"
+PRIMARY = {"en_ewt", "zh_gsd_ud14", "es_ancora_ud14", "ar_padt_ud12", "hi_hdtb_ud12pre", "fr_sequoia", "cs_cltt"}
+
+
+@pytest.fixture(scope="module")
+def rp():
+    return load_script("reproduce")
+
+
+def _project():
+    return srsly.read_yaml(ROOT / "project.yml")
+
+
+def test_shipped_plan_covers_every_primary_treebank_with_known_vars(rp):
+    plan = rp.load_plan(ROOT / "configs" / "treebanks.yml")
+    assert set(plan) == PRIMARY
+    known = set(_project()["vars"])
+    for name, entry in plan.items():
+        assert set(entry["vars"]) <= known, (name, set(entry["vars"]) - known)
+        # treebanks without a UD train split are trained on dev (../shared/ud/README.md)
+        no_train = name in {"es_ancora_ud14", "ar_padt_ud12", "hi_hdtb_ud12pre"}
+        assert entry["vars"]["protocol"] == ("dev-as-train" if no_train else "standard")
+        assert entry["vars"]["mixture_model"] == "punctgen_jackknife"
+
+
+def test_commands_are_project_steps_in_workflow_order(rp):
+    project = _project()
+    steps = set(project["workflows"]) | {c["name"] for c in project["commands"]}
+    entry = {"vars": {"lang": "hi", "protocol": "dev-as-train", "punctgen_gold_preproc": True},
+             "seeds": [3, 1], "degraded": [0.5]}
+    cmds = rp.commands("hi_hdtb_ud12pre", entry, Path("../shared/ud"))
+    labels = [label for label, _ in cmds]
+    assert labels == [f"hi_hdtb_ud12pre: {s}" for s in (
+        "all", "baselines", "jackknife", "train-parser-seed 3", "parse-test-seed 3", "train-parser-seed 1",
+        "parse-test-seed 1", "evaluate-mixture", "degraded 0.5", "plot-aed-las")]
+    for _, argv in cmds:
+        assert argv[1:4] == ["-m", "spacy", "project"] and argv[4] == "run" and argv[5] in steps
+        opts = dict(zip(argv[7::2], argv[8::2]))
+        assert opts["--vars.ud_dir"] == "../shared/ud/hi_hdtb_ud12pre"
+        assert opts["--vars.treebank"] == "hi_hdtb_ud12pre" and opts["--vars.punctgen_gold_preproc"] == "true"
+    opts = lambda i: dict(zip(cmds[i][1][7::2], cmds[i][1][8::2]))  # noqa: E731
+    assert opts(3)["--vars.parser_seed"] == "3" and opts(7)["--vars.parser_seed"] == "1"
+    assert opts(8)["--vars.parser_fraction"] == "0.5"
+    # no seeds: no mixture; no fractions: no figure
+    plain = rp.commands("x", {"vars": {"lang": "fr", "protocol": "standard"}, "seeds": [], "degraded": []},
+                        Path("../shared/ud"))
+    assert [label for label, _ in plain] == ["x: all", "x: baselines", "x: jackknife"]
+
+
+@pytest.mark.parametrize("text,message", [
+    ("common: {}\n", "non-empty 'treebanks'"),
+    ("treebanks:\n  t: {vars: {lang: en}}\n", "needs vars 'lang' and 'protocol'"),
+    ("treebanks:\n  t: {vars: {lang: en, protocol: standard}, seed: [1]}\n", "unknown keys ['seed']"),
+    ("treebanks:\n  t: {vars: {lang: en, protocol: standard}, seeds: [0]}\n", "distinct positive"),
+    ("treebanks:\n  t: {vars: {lang: en, protocol: standard}, seeds: [1, 1]}\n", "distinct positive"),
+])
+def test_bad_plans_are_refused_by_name(rp, tmp_path, text, message):
+    f = tmp_path / "t.yml"
+    f.write_text(text)
+    with pytest.raises(ValueError, match=message.replace("[", r"\[").replace("]", r"\]")):
+        rp.load_plan(f)
+
+
+def test_common_vars_are_overridden_per_treebank(rp, tmp_path):
+    f = tmp_path / "t.yml"
+    f.write_text("common: {max_steps: 2000, punctgen_epochs: 5}\n"
+                 "treebanks:\n  t: {vars: {lang: en, protocol: standard, punctgen_epochs: 2}}\n")
+    assert rp.load_plan(f)["t"]["vars"] == {"max_steps": 2000, "punctgen_epochs": 2, "lang": "en",
+                                            "protocol": "standard"}
+
+
+def test_dry_run_prints_every_command_and_the_table(rp, capsys):
+    assert rp.main(["--dry-run", "--only", "cs_cltt,fr_sequoia"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    labels = [line[2:] for line in out if line.startswith("# ")]
+    assert labels[0] == "cs_cltt: all" and labels[-1] == "results-table"
+    assert "fr_sequoia: jackknife" in labels and not any("fr_sequoia: evaluate-mixture" in x for x in labels)
+    commands = [shlex.split(line) for line in out if not line.startswith("# ")]
+    assert len(commands) == len(labels) and all(c[1:5] == ["-m", "spacy", "project", "run"] for c in commands)
+
+
+def test_unknown_treebank_and_missing_ud_folder_are_errors(rp, tmp_path, capsys):
+    assert rp.main(["--dry-run", "--only", "xx_nope"]) == 1
+    assert "xx_nope" in capsys.readouterr().err
+    assert rp.main(["--only", "cs_cltt", "--ud-root", str(tmp_path)]) == 1
+    assert "no UD folder for ['cs_cltt']" in capsys.readouterr().err
+
+
+@pytest.mark.skipif(not SHARED_UD.is_dir(), reason="../shared/ud (the UD treebanks) is not beside the repository")
+def test_every_planned_treebank_has_its_ud_folder():
+    for name in PRIMARY:
+        assert (SHARED_UD / name).is_dir(), name
