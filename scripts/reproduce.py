@@ -11,11 +11,19 @@ deps and outputs are unchanged, so an interrupted run resumes): the workflows ``
 seed; ``evaluate-mixture``; the workflow ``degraded`` for each fraction and ``plot-aed-las``;
 and finally ``results-table`` once. Every command and its exit status go to
 ``training/reproduce.log``; the first failure stops the run.
+
+Resuming: spaCy's lock file keeps one entry per command name, so after another treebank
+has run, every command of the first would look changed and run again. So each command line
+that exits 0 is also written to ``training/reproduce.done``, and a later run skips the
+lines listed there (``--force`` runs everything). A command line holds every var of its
+treebank, so changing a treebank's vars reruns its commands (and spaCy's own check then
+skips those whose deps, outputs and script are unchanged).
 """
 from __future__ import annotations
 
 import argparse
 import os
+import shlex
 import subprocess
 import sys
 import time
@@ -87,6 +95,9 @@ def main(argv=None) -> int:
     p.add_argument("--only", default="", help="comma-separated treebanks (default: all of the config)")
     p.add_argument("--dry-run", action="store_true", help="print the commands, run nothing")
     p.add_argument("--log", type=Path, default=ROOT / "training" / "reproduce.log")
+    p.add_argument("--done", type=Path, default=ROOT / "training" / "reproduce.done",
+                   help="command lines that finished (skipped next time)")
+    p.add_argument("--force", action="store_true", help="run every command, even those listed in --done")
     args = p.parse_args(argv)
     try:
         plan = load_plan(args.config)
@@ -107,8 +118,13 @@ def main(argv=None) -> int:
             print(f"# {label}\n{' '.join(cmd)}")
         return 0
     args.log.parent.mkdir(parents=True, exist_ok=True)
+    done = set() if args.force or not args.done.exists() else set(args.done.read_text(encoding="utf-8").splitlines())
     with args.log.open("a", encoding="utf-8") as log:
         for label, cmd in steps:
+            line = shlex.join(cmd[1:])  # without the interpreter's path
+            if line in done and label != "results-table":
+                print(f"{label}: done before, skipped", flush=True)
+                continue
             start = time.time()
             log.write(f"$ {' '.join(cmd)}\n")
             log.flush()
@@ -120,6 +136,8 @@ def main(argv=None) -> int:
             if rc != 0:
                 print(f"reproduce: stopped at {label!r}; see {args.log}", file=sys.stderr)
                 return rc
+            with args.done.open("a", encoding="utf-8") as f:
+                f.write(line + "\n")
     return 0
 
 

@@ -100,3 +100,31 @@ def test_unknown_treebank_and_missing_ud_folder_are_errors(rp, tmp_path, capsys)
 def test_every_planned_treebank_has_its_ud_folder():
     for name in PRIMARY:
         assert (SHARED_UD / name).is_dir(), name
+
+
+def test_finished_commands_are_skipped_on_the_next_run_and_a_failure_stops(rp, tmp_path, monkeypatch, capsys):
+    (tmp_path / "ud" / "cs_cltt").mkdir(parents=True)
+    calls = []
+    fail_at = {"label": None}
+
+    def fake_call(cmd, cwd, stdout, stderr):
+        calls.append(cmd[5])
+        return 3 if cmd[5] == fail_at["label"] else 0
+
+    monkeypatch.setattr(rp.subprocess, "call", fake_call)
+    opts = ["--only", "cs_cltt", "--ud-root", str(tmp_path / "ud"), "--log", str(tmp_path / "log"),
+            "--done", str(tmp_path / "done")]
+    fail_at["label"] = "jackknife"
+    assert rp.main(opts) == 3
+    assert calls == ["all", "baselines", "jackknife"]
+    assert "stopped at 'cs_cltt: jackknife'" in capsys.readouterr().err
+    calls.clear()
+    fail_at["label"] = None
+    assert rp.main(opts) == 0  # resumes at the failed command
+    assert calls[:2] == ["jackknife", "train-parser-seed"] and calls[-1] == "results-table"
+    calls.clear()
+    assert rp.main(opts) == 0  # everything done: only the table is remade
+    assert calls == ["results-table"]
+    calls.clear()
+    assert rp.main(opts + ["--force"]) == 0
+    assert calls[0] == "all" and len(calls) == 9
