@@ -1,12 +1,11 @@
 """Run the restoration table's workflows for every treebank of ``configs/treebanks.yml``.
 
-Usage (project.yml ``reproduce``):
-    python scripts/reproduce.py [--ud-root ../shared/ud] [--only cs_cltt,hi_hdtb_ud12pre] [--dry-run]
+Usage (docs/workflow.md, "The whole restoration table"):
+    python scripts/reproduce.py [--ud-root ../shared/ud] [--only cs_cltt,hi_hdtb_ud12pre] [--dry-run] [--force]
 
 Why a script: a spaCy workflow runs one treebank with one set of vars, and the table needs
 seven treebanks, each with its own language, data protocol, templates and seed parsers. For
-each treebank this runs, with ``spacy project run`` (each command skips itself when its
-deps and outputs are unchanged, so an interrupted run resumes): the workflows ``all``,
+each treebank this runs, with ``spacy project run``: the workflows ``all``,
 ``baselines`` and ``jackknife``; ``train-parser-seed`` and ``parse-test-seed`` for each
 seed; ``evaluate-mixture``; the workflow ``degraded`` for each fraction and ``plot-aed-las``;
 and finally ``results-table`` once. Every command and its exit status go to
