@@ -111,9 +111,7 @@ def main(argv=None) -> int:
         print(f"reproduce: {e}", file=sys.stderr)
         return 1
     steps = [c for n in names for c in commands(n, plan[n], args.ud_root)]
-    # results-table reads every treebank's metrics; it also names one treebank's punctgen.json
-    steps.append(("results-table", [sys.executable, "-m", "spacy", "project", "run", "results-table", str(ROOT),
-                                    "--vars.treebank", names[-1]]))
+    steps.append(("results-table", [sys.executable, "-m", "spacy", "project", "run", "results-table", str(ROOT)]))
     if args.dry_run:
         for label, cmd in steps:
             print(f"# {label}\n{' '.join(cmd)}")

@@ -87,8 +87,11 @@ def test_dry_run_prints_every_command_and_the_table(rp, capsys):
     assert "fr_sequoia: jackknife" in labels and not any("fr_sequoia: evaluate-mixture" in x for x in labels)
     commands = [shlex.split(line) for line in out if not line.startswith("# ")]
     assert len(commands) == len(labels) and all(c[1:5] == ["-m", "spacy", "project", "run"] for c in commands)
-    # the table's own dep names a treebank's punctgen.json: the last one run, not the sample
-    assert commands[-1][5:] == ["results-table", str(ROOT), "--vars.treebank", "fr_sequoia"]
+    # the table reads every treebank's metrics and needs no vars: its deps name no treebank
+    # (a fresh clone has no metrics of the default one, the sample)
+    assert commands[-1][5:] == ["results-table", str(ROOT)]
+    table = next(c for c in _project()["commands"] if c["name"] == "results-table")
+    assert table["deps"] == ["scripts/results_table.py", "metrics"]
 
 
 def test_unknown_treebank_and_missing_ud_folder_are_errors(rp, tmp_path, capsys):
