@@ -182,6 +182,9 @@ FUNCTION_RELATIONS = frozenset({"mark", "cc", "case", "aux", "cop", "advmod", "d
                                 "det", "clf", "dep"})
 #: templates that look at the observed surface punctuation inside the constituent
 SURFACE_TEMPLATES = frozenset({"inner", "inner_rel", "inner_upos", "inner_side", "inner_count"})
+# templates that read the words (rare ones UNK), mapped once per sentence
+_WORD_TEMPLATES = frozenset({"word", "span_words", "out_words", "phead", "word_dir", "kid_words",
+                             "global_words", "edge_bigrams"})
 # templates that read the list of punctuated interior slots (built once per node)
 _INNER_SLOT_TEMPLATES = frozenset({"inner_upos", "inner_side", "inner_count"})
 PAIR_PROPERTIES: Tuple[str, ...] = ("pair", "l", "r", "shape")
@@ -234,10 +237,7 @@ def node_contexts(sentence, inventory: PunctInventory, templates: Sequence[str])
     full = [d.lower() for d in sentence.deprels]
     base = [relation_key(d) for d in full]
     tset = set(templates)
-    words = ([inventory.word(w) for w in sentence.words]
-             if tset & {"word", "span_words", "out_words", "phead", "word_dir", "kid_words", "global_words",
-                     "edge_bigrams"}
-             else None)
+    words = [inventory.word(w) for w in sentence.words] if tset & _WORD_TEMPLATES else None
     if "neighbors" in tset:  # outermost constituent starting / ending at each word
         start_at: List[int] = [-1] * n
         end_at: List[int] = [-1] * n
