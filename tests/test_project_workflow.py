@@ -157,6 +157,18 @@ def test_punctgen_cli_calls_use_existing_commands_and_options():
     assert seen == {"convert", "train", "evaluate", "evaluate-restore", "baseline", "bench"}
 
 
+@pytest.mark.parametrize("grid, expected", [(None, {"c2": [0.01, 0.1, 0.3, 1.0, 3.0, 10.0]}), ("", {})])
+def test_crf_lexical_is_tuned_on_dev_by_the_workflow(grid, expected):
+    from spacy_punctgen.baselines.tune import parse_grid
+
+    vars_ = {} if grid is None else {"crf_lexical_tune": grid}
+    parser = cli.build_parser()
+    trained = [argv for name, argv in _script_lines(vars_) if name == "baseline-crf_lexical" and "--train" in argv]
+    assert len(trained) == 1
+    args = parser.parse_args(trained[0][trained[0].index("--") + 4:])
+    assert args.system == "crf_lexical" and args.dev and parse_grid(args.tune) == expected
+
+
 def test_protocol_reaches_every_train_and_dev_conversion():
     """With protocol=dev-as-train, every train/dev file (parsers and punctgen alike) comes from UD dev."""
     parser = cli.build_parser()

@@ -2,14 +2,14 @@
 split, write the predictions file and score it with :mod:`spacy_punctgen.metrics`.
 
 Dev is scored too, so hyperparameters (``--hyper key=value``) are tuned on dev with the
-same command.  ``--parsed-test`` replaces the test sentences' UPOS/XPOS/heads/relations
+same command; ``--tune key=v1,v2,...`` runs that grid here and keeps the best on dev
+(:mod:`.tune`).  ``--parsed-test`` replaces the test sentences' UPOS/XPOS/heads/relations
 by those of a parsed copy of the test file (same words), for systems that read them;
 purely lexical systems ignore it.
 """
 from __future__ import annotations
 
 import argparse
-import json
 import time
 from pathlib import Path
 from typing import Dict, List
@@ -20,6 +20,7 @@ from ..predictions import record, write_predictions
 from . import SYSTEMS, get_system
 from .base import load_baseline
 from .slots import perplexity_per_slot
+from .tune import json_or_str, parse_grid, select_on_dev
 
 
 def parse_hyper(items: List[str]) -> Dict:
@@ -28,10 +29,7 @@ def parse_hyper(items: List[str]) -> Dict:
         if "=" not in item:
             raise ValueError(f"--hyper expects key=value, got {item!r}")
         k, v = item.split("=", 1)
-        try:
-            out[k] = json.loads(v)
-        except json.JSONDecodeError:
-            out[k] = v
+        out[k] = json_or_str(v)
     return out
 
 
@@ -65,6 +63,10 @@ def _arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--predictions", help="write test predictions here (JSON Lines)")
     p.add_argument("--hyper", action="append", default=[], metavar="KEY=VALUE",
                    help="hyperparameter of the system (repeatable; values parsed as JSON)")
+    p.add_argument("--tune", action="append", default=[], metavar="KEY=V1,V2,...",
+                   help="grid of a hyperparameter (repeatable: the product is searched); "
+                        "the system with the lowest dev AED is kept. Needs --dev; an empty "
+                        "value is no grid")
     p.add_argument("--decoder", choices=("viterbi", "mbr"),
                    help="decode a trained/loaded system this way (CRFs and neural taggers): "
                         "Viterbi/argmax, or per-slot minimum expected edit distance")
@@ -78,8 +80,11 @@ def baseline_cli(args) -> dict:
     from ..train import load_split, resolve_split
 
     t0 = time.perf_counter()
+    tuning = None
     dev = load_split(resolve_split(args.dev, "dev"))[0] if args.dev else None
     if args.load:
+        if any(args.tune):
+            raise ValueError("--tune trains; it cannot be used with --load")
         system = load_baseline(args.load)
         if system.name != args.system:
             raise ValueError(f"{args.load} holds a {system.name} system, not {args.system}")
@@ -87,7 +92,15 @@ def baseline_cli(args) -> dict:
         if not args.train:
             raise ValueError("--train is required unless --load is given")
         train = load_split(resolve_split(args.train, "train"))[0]
-        system = get_system(args.system)().fit(train, dev, **parse_hyper(args.hyper))
+        grid, fixed = parse_grid(args.tune), parse_hyper(args.hyper)
+        if grid:
+            if dev is None:
+                raise ValueError("--tune needs --dev: the grid is chosen on dev")
+            system, tuning = select_on_dev(
+                lambda hyper: get_system(args.system)().fit(train, dev, **hyper),
+                lambda s: score(s, dev)["report"], grid, fixed)
+        else:
+            system = get_system(args.system)().fit(train, dev, **fixed)
     t_fit = time.perf_counter() - t0
     if args.decoder:
         system.set_decoder(args.decoder)
@@ -99,6 +112,8 @@ def baseline_cli(args) -> dict:
         apply_parse(test, resolve_split(args.parsed_test, "test"))
     result: Dict = {"system": args.system, "test_file": str(test_path),
                     "hyper": getattr(system, "hyper", {}), "fit_seconds": round(t_fit, 1)}
+    if tuning is not None:
+        result["tuning"] = tuning
     if dev is not None:
         result["dev"] = score(system, dev)["report"]
     res = score(system, test)
@@ -110,6 +125,9 @@ def baseline_cli(args) -> dict:
         result["predictions"] = args.predictions
     result["seconds"] = round(time.perf_counter() - t0, 1)
     lines = [f"{args.system}: fit {result['fit_seconds']} s"]
+    for row in tuning or []:
+        mark = " (chosen)" if row["chosen"] else ""
+        lines.append(f"dev grid {row['hyper']}: AED {row['dev_aed']:.4f}{mark}")
     for split in ("dev", "test"):
         if split in result:
             r = result[split]
