@@ -18,9 +18,10 @@ SAMPLE = Path(__file__).resolve().parents[1] / "assets" / "sample"
 def test_parse_grid_and_points():
     grid = parse_grid(["c2=0.1,1", "decoder=viterbi,mbr", ""])
     assert grid == {"c2": [0.1, 1], "decoder": ["viterbi", "mbr"]}
+    assert parse_grid(["c2=0.1,1;decoder=viterbi,mbr"]) == grid
     assert grid_points(grid) == [{"c2": 0.1, "decoder": "viterbi"}, {"c2": 0.1, "decoder": "mbr"},
                                  {"c2": 1, "decoder": "viterbi"}, {"c2": 1, "decoder": "mbr"}]
-    for bad in (["c2"], ["=1"], ["c2="], ["c2=1", "c2=2"]):
+    for bad in (["c2"], ["=1"], ["c2="], ["c2=1", "c2=2"], ["c2=1;c2=2"], ["c2=1;window"]):
         with pytest.raises(ValueError, match="--tune"):
             parse_grid(bad)
 

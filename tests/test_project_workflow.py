@@ -157,16 +157,24 @@ def test_punctgen_cli_calls_use_existing_commands_and_options():
     assert seen == {"convert", "train", "evaluate", "evaluate-restore", "baseline", "bench"}
 
 
-@pytest.mark.parametrize("grid, expected", [(None, {"c2": [0.01, 0.1, 0.3, 1.0, 3.0, 10.0]}), ("", {})])
-def test_crf_lexical_is_tuned_on_dev_by_the_workflow(grid, expected):
+TUNED = {"crf_lexical": {"c2": [0.01, 0.1, 0.3, 1.0, 3.0, 10.0]},
+         "crf_tagger": {"learn_rate": [0.0005, 0.001, 0.002], "dropout": [0.2, 0.4]},
+         "attn_tagger": {"learn_rate": [0.0005, 0.001, 0.002], "dropout": [0.2, 0.4]},
+         "spacy_tagger": {"learn_rate": [0.0005, 0.001, 0.002]}}
+
+
+@pytest.mark.parametrize("system", sorted(TUNED))
+@pytest.mark.parametrize("untuned", [False, True], ids=["grid", "untuned"])
+def test_baselines_are_tuned_on_dev_by_the_workflow(system, untuned):
     from spacy_punctgen.baselines.tune import parse_grid
 
-    vars_ = {} if grid is None else {"crf_lexical_tune": grid}
+    vars_ = {f"{system}_tune": ""} if untuned else {}
     parser = cli.build_parser()
-    trained = [argv for name, argv in _script_lines(vars_) if name == "baseline-crf_lexical" and "--train" in argv]
+    trained = [argv for name, argv in _script_lines(vars_) if name == f"baseline-{system}" and "--train" in argv]
     assert len(trained) == 1
     args = parser.parse_args(trained[0][trained[0].index("--") + 4:])
-    assert args.system == "crf_lexical" and args.dev and parse_grid(args.tune) == expected
+    assert args.system == system and args.dev
+    assert parse_grid(args.tune) == ({} if untuned else TUNED[system])
 
 
 def test_protocol_reaches_every_train_and_dev_conversion():

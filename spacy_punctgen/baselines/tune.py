@@ -15,9 +15,11 @@ from typing import Callable, Dict, List, Tuple
 
 def parse_grid(items: List[str]) -> Dict[str, list]:
     """``["c2=0.1,1.0", "window=1,2"]`` -> ``{"c2": [0.1, 1.0], "window": [1, 2]}``
-    (values parsed as JSON where they are JSON, else kept as strings)."""
+    (values parsed as JSON where they are JSON, else kept as strings).  One item may hold
+    several keys separated by ``;`` (``"c2=0.1,1.0;window=1,2"``), so a single workflow
+    variable can name a whole grid."""
     grid: Dict[str, list] = {}
-    for item in items or []:
+    for item in (part for raw in items or [] for part in raw.split(";")):
         if not item:
             continue
         if "=" not in item:
