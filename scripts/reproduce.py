@@ -8,7 +8,9 @@ seven treebanks, each with its own language, data protocol, templates and seed p
 each treebank this runs, with ``spacy project run``: the workflows ``all``,
 ``baselines`` and ``jackknife``; ``train-parser-seed`` and ``parse-test-seed`` for each
 seed; ``evaluate-mixture``; the workflow ``degraded`` for each fraction and ``plot-aed-las``;
-and finally ``results-table`` once. Every command and its exit status go to
+and finally ``results-table`` once. A treebank with protocol ``cv`` (cross-validation) runs
+those steps once per fold, as the treebank ``<name>_cv<k>`` with ``cv_fold`` k, and then
+``pool-folds``, which pools the folds' test predictions into ``metrics/<name>/``. Every command and its exit status go to
 ``training/reproduce.log``; the first failure stops the run.
 
 Resuming: spaCy's lock file keeps one entry per command name, so after another treebank
@@ -53,7 +55,14 @@ def load_plan(path: Path) -> Dict[str, dict]:
         if any(s <= 0 for s in seeds) or len(set(seeds)) != len(seeds):
             raise ValueError(f"{path}: treebank {name!r}: seeds must be distinct positive integers "
                              f"(seed 0 is the `all` parser's), got {seeds}")
-        plan[name] = {"vars": tb_vars, "seeds": seeds, "degraded": [float(f) for f in entry.get("degraded") or []]}
+        degraded = [float(f) for f in entry.get("degraded") or []]
+        if tb_vars["protocol"] == "cv":
+            if degraded:
+                raise ValueError(f"{path}: treebank {name!r}: degraded parsers need one test split, "
+                                 f"not protocol cv")
+            if int(tb_vars.get("cv_folds", 10)) < 3:
+                raise ValueError(f"{path}: treebank {name!r}: cv_folds must be at least 3")
+        plan[name] = {"vars": tb_vars, "seeds": seeds, "degraded": degraded}
     return plan
 
 
@@ -67,12 +76,32 @@ def _vars(values: dict) -> List[str]:
 
 
 def commands(name: str, entry: dict, ud_root: Path) -> List[Tuple[str, List[str]]]:
-    """``(label, argv)`` of every ``spacy project run`` for one treebank, in order."""
+    """``(label, argv)`` of every ``spacy project run`` for one treebank, in order.
+
+    With protocol ``cv``, each fold runs every step under the name ``<name>_cv<k>`` (its own
+    corpus/, training/ and metrics/ folders), and ``pool-folds`` then pools them as ``name``.
+    """
     # relative to the project when it can be, as the lock file then is
     ud_dir = os.path.relpath(ud_root / name, ROOT) if ud_root.is_absolute() else str(ud_root / name)
-    base = {"ud_dir": ud_dir, "treebank": name, **entry["vars"]}
-    run = lambda step, **extra: [sys.executable, "-m", "spacy", "project", "run", step, str(ROOT),  # noqa: E731
-                                 *_vars({**base, **extra})]
+    if entry["vars"]["protocol"] != "cv":
+        return _treebank_commands(name, {"ud_dir": ud_dir, "treebank": name, **entry["vars"]}, entry)
+    k = int(entry["vars"].get("cv_folds", 10))
+    out = []
+    for fold in range(k):
+        fold_name = f"{name}_cv{fold}"  # as scripts/pool_folds.py names them
+        out += _treebank_commands(fold_name, {"ud_dir": ud_dir, "treebank": fold_name,
+                                                         **entry["vars"], "cv_fold": fold}, entry)
+    pool = {"ud_dir": ud_dir, "treebank": name, **entry["vars"]}
+    out.append((f"{name}: pool-folds", _run("pool-folds", pool)))
+    return out
+
+
+def _run(step: str, values: dict) -> List[str]:
+    return [sys.executable, "-m", "spacy", "project", "run", step, str(ROOT), *_vars(values)]
+
+
+def _treebank_commands(name: str, base: dict, entry: dict) -> List[Tuple[str, List[str]]]:
+    run = lambda step, **extra: _run(step, {**base, **extra})  # noqa: E731
     out = [(f"{name}: {w}", run(w)) for w in ("all", "baselines", "jackknife")]
     for seed in entry["seeds"]:
         out.append((f"{name}: train-parser-seed {seed}", run("train-parser-seed", parser_seed=seed)))

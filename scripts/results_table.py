@@ -5,7 +5,8 @@ Usage (project.yml ``results``):
         [--permutations 10000]
 
 Rows: treebank x system (every JSON file of a treebank folder except the parser files
-``parser*.json``); columns: data protocol, per-slot perplexity, AED on gold trees, AED on
+``parser*.json``; a folder whose systems all have protocol ``cv`` is one fold of a
+cross-validation, shown only through its treebank's pooled folder, scripts/pool_folds.py); columns: data protocol, per-slot perplexity, AED on gold trees, AED on
 parsed trees, comma F1 (gold trees), LAS of the parser of unpunctuated text. Below the
 table, per treebank, a paired permutation test (``metrics.paired_permutation_test``
 over per-sentence edit distances, ``metrics.sentence_losses``) between ``punctgen`` (and
@@ -56,7 +57,7 @@ def load_metrics(root: Path) -> Dict[str, Dict[str, dict]]:
             if not isinstance(data, dict):
                 raise ValueError(f"{f}: not a JSON object")
             systems[data.get("system", f.stem)] = data
-        if systems:
+        if systems and not all(m.get("protocol") == "cv" for m in systems.values()):
             out[folder.name] = systems
     return out
 

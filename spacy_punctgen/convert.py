@@ -30,6 +30,14 @@ sentences with and without ``--depunct``), in their original order.
 share of the UD *dev* file is the dev set (``--split dev``), the rest of it is the
 training set (``--split train``), and test is UD test. The two parts never overlap
 and are the same in both modes; ``--fraction`` then applies within the part.
+
+``--protocol cv --cv-folds K --cv-fold J`` is K-fold cross-validation for treebanks
+too small to split once (cs_cltt: 467 training sentences): the folder's train, dev and
+test files are pooled in that order and cut into K contiguous blocks of sentences
+(contiguous, so that a document's neighbouring sentences stay in one block); block ``J``
+is the test set, block ``J + 1`` (mod K) the dev set, and the other K - 2 blocks the
+training set. Running every J and pooling the test predictions (``scripts/pool_folds.py``)
+scores every sentence of the treebank exactly once.
 """
 from __future__ import annotations
 
@@ -41,7 +49,7 @@ from pathlib import Path
 from typing import List, Optional, Sequence, TextIO, Union
 
 from .cli import command
-from .conllu_io import UDSentence, read_conllu, resolve_split
+from .conllu_io import UDSentence, find_split, read_conllu, resolve_split
 from .preprocess import (
     OMIT_EMPTY, OMIT_NONLEAF, PunctSentence, detect_quote_xpos, is_punct, preprocess_sentence,
 )
@@ -107,18 +115,46 @@ def select_fraction(n: int, fraction: float, seed: int) -> List[int]:
     return sorted(random.Random(seed).sample(range(n), k))
 
 
-PROTOCOLS = ("standard", "dev-as-train")
+PROTOCOLS = ("standard", "dev-as-train", "cv")
+SPLITS = ("train", "dev", "test")
 
 
 def protocol_part(split: Optional[str], protocol: str) -> tuple:
-    """``(file split to read, part)`` for a requested split: part is None, "rest" or "heldout"."""
+    """``(file split to read, part)`` for a requested split.
+
+    part is None (the whole file), "rest" / "heldout" (dev-as-train's parts of UD dev), or,
+    with ``cv``, the split itself (its blocks of the pooled files; the file split is then None).
+    """
     if protocol not in PROTOCOLS:
         raise ValueError(f"--protocol must be one of {', '.join(PROTOCOLS)}, got {protocol!r}")
+    if protocol == "cv":
+        if split not in SPLITS:
+            raise ValueError("--protocol cv needs --split train|dev|test")
+        return None, split
     if protocol == "standard" or split == "test":
         return split, None
     if split not in ("train", "dev"):
         raise ValueError("--protocol dev-as-train needs --split train|dev|test")
     return "dev", ("rest" if split == "train" else "heldout")
+
+
+def cv_parts(n: int, folds: int, fold: int) -> dict:
+    """``{"train", "dev", "test"}`` -> sorted sentence indices of ``folds``-fold cross-validation.
+
+    Sentence ``i`` is in block ``i * folds // n`` (contiguous blocks whose sizes differ by at
+    most one); test = block ``fold``, dev = block ``fold + 1`` (mod ``folds``), train = the rest.
+    """
+    if folds < 3:
+        raise ValueError(f"--cv-folds must be at least 3 (a test, a dev and a training block), got {folds}")
+    if not 0 <= fold < folds:
+        raise ValueError(f"--cv-fold must be in 0..{folds - 1}, got {fold}")
+    if n < folds:
+        raise ValueError(f"{n} sentence(s) cannot make {folds} cross-validation blocks")
+    block = [i * folds // n for i in range(n)]
+    dev = (fold + 1) % folds
+    return {"test": [i for i in range(n) if block[i] == fold],
+            "dev": [i for i in range(n) if block[i] == dev],
+            "train": [i for i in range(n) if block[i] not in (fold, dev)]}
 
 
 def heldout_indices(n: int, heldout: float, seed: int) -> List[int]:
@@ -129,7 +165,7 @@ def heldout_indices(n: int, heldout: float, seed: int) -> List[int]:
 
 
 def convert_file(
-    src: PathLike,
+    src: Union[PathLike, Sequence[PathLike]],
     dest: PathLike,
     depunct: bool = False,
     fraction: float = 1.0,
@@ -138,24 +174,34 @@ def convert_file(
     slots_comment: bool = True,
     part: Optional[str] = None,
     heldout: float = 0.1,
+    cv: Optional[tuple] = None,
 ) -> dict:
-    """Convert one CoNLL-U file; return counts. The output is written atomically.
+    """Convert one CoNLL-U file (or several, pooled in order); return counts. The output is written atomically.
 
-    ``part``: None = the whole file, "heldout" = its held-out share, "rest" = the others.
+    ``part``: None = every sentence; without ``cv``, "heldout" = the held-out share and
+    "rest" = the others; with ``cv = (folds, fold)``, "train" / "dev" / "test" = that
+    split's blocks (:func:`cv_parts`).
     """
-    src, dest = Path(src), Path(dest)
-    sentences = read_conllu(src)
+    sources = [Path(s) for s in ([src] if isinstance(src, (str, Path)) else src)]
+    if not sources:
+        raise ValueError("no CoNLL-U file to convert")
+    dest = Path(dest)
+    sentences = [s for path in sources for s in read_conllu(path)]
     pool = list(range(len(sentences)))
-    if part is not None:
+    if cv is not None:
+        if part not in SPLITS:
+            raise ValueError(f"with cross-validation, part must be one of {SPLITS}, got {part!r}")
+        pool = cv_parts(len(sentences), *cv)[part]
+    elif part is not None:
         if part not in ("rest", "heldout"):
             raise ValueError(f"part must be 'rest' or 'heldout', got {part!r}")
         if len(sentences) < 2:
-            raise ValueError(f"{src}: {len(sentences)} sentence(s), too few to hold out a dev part")
+            raise ValueError(f"{sources[0]}: {len(sentences)} sentence(s), too few to hold out a dev part")
         held = heldout_indices(len(sentences), heldout, seed)
         pool = held if part == "heldout" else sorted(set(pool) - set(held))
     chosen = [sentences[pool[i]] for i in select_fraction(len(pool), fraction, seed)]
     if quote_xpos is None:
-        quote_xpos = detect_quote_xpos(src, sentences)  # decided on the whole file
+        quote_xpos = detect_quote_xpos(sources[0], sentences)  # decided on every input sentence
     counts = {"written": 0, "omitted_nonleaf": 0, "omitted_empty": 0, "nonprojective": 0,
               "words": 0, "removed_punct": 0}
     dest.parent.mkdir(parents=True, exist_ok=True)
@@ -184,7 +230,7 @@ def convert_file(
         if tmp.exists():
             tmp.unlink()
     return {
-        "input": str(src),
+        "input": str(sources[0]) if len(sources) == 1 else [str(p) for p in sources],
         "output": str(dest),
         "mode": "depunct" if depunct else "punct",
         "sentences_in": len(sentences),
@@ -192,7 +238,8 @@ def convert_file(
         "fraction": fraction,
         "seed": seed,
         "part": part or "all",
-        "heldout": heldout if part else None,
+        "heldout": heldout if part and cv is None else None,
+        **({"cv_folds": cv[0], "cv_fold": cv[1]} if cv is not None else {}),
         "quote_xpos": bool(quote_xpos),
         **counts,
         "omitted": counts["omitted_nonleaf"] + counts["omitted_empty"],
@@ -210,9 +257,14 @@ def _arguments(p: argparse.ArgumentParser) -> None:
                    help="keep this random fraction of the input sentences (0 < F <= 1)")
     p.add_argument("--seed", type=int, default=0, help="random seed for --fraction")
     p.add_argument("--protocol", choices=PROTOCOLS, default="standard",
-                   help="dev-as-train: train = UD dev minus a held-out share, dev = that share, test = UD test")
+                   help="dev-as-train: train = UD dev minus a held-out share, dev = that share, test = UD test; "
+                        "cv: cross-validation blocks of the pooled train, dev and test files")
     p.add_argument("--heldout", type=float, default=0.1,
                    help="with --protocol dev-as-train: share of UD dev held out as the dev set")
+    p.add_argument("--cv-folds", type=int, default=10,
+                   help="with --protocol cv: number of blocks (folds) of the pooled sentences")
+    p.add_argument("--cv-fold", type=int, default=0,
+                   help="with --protocol cv: the test block (the next one is dev, the others train)")
     p.add_argument("--no-slots-comment", action="store_true",
                    help="with --depunct: omit the '# punct_slots' comment")
 
@@ -222,16 +274,25 @@ def _arguments(p: argparse.ArgumentParser) -> None:
 def convert_cli(args) -> dict:
     split, part = protocol_part(args.split, args.protocol)
     if part is not None and not Path(args.input).is_dir():
-        raise ValueError("--protocol dev-as-train needs a UD folder as input")
-    src = resolve_split(args.input, split)
+        raise ValueError(f"--protocol {args.protocol} needs a UD folder as input")
+    cv = None
+    if args.protocol == "cv":
+        src = [f for f in (find_split(args.input, s) for s in SPLITS) if f is not None]
+        if not src:
+            raise FileNotFoundError(f"{args.input}: no *-ud-train/dev/test.conllu to pool for --protocol cv")
+        cv = (args.cv_folds, args.cv_fold)
+    else:
+        src = resolve_split(args.input, split)
     result = convert_file(src, args.output, depunct=args.depunct, fraction=args.fraction,
                           seed=args.seed, slots_comment=not args.no_slots_comment, part=part,
-                          heldout=args.heldout)
+                          heldout=args.heldout, cv=cv)
     result["protocol"] = args.protocol
     result["split"] = args.split
     omitted = (f" ({result['omitted_nonleaf']} non-leaf and {result['omitted_empty']} empty omitted)"
                if args.depunct else "")
-    result["_text"] = (f"{result['input']} -> {result['output']}: {result['written']} of "
+    inputs = result["input"] if isinstance(result["input"], str) else " + ".join(result["input"])
+    fold = f" (fold {cv[1]} of {cv[0]}: {part})" if cv else ""
+    result["_text"] = (f"{inputs}{fold} -> {result['output']}: {result['written']} of "
                        f"{result['sentences_in']} sentences written as {result['mode']}{omitted}")
     return result
 

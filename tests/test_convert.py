@@ -245,3 +245,59 @@ def test_protocol_errors(tmp_path, capsys):
     code, data = run_json(capsys, SAMPLE, tmp_path / "x.conllu", "--protocol", "dev-as-train")
     assert code == 1 and "--split" in data["error"]
     assert not (tmp_path / "x.conllu").exists()
+
+
+def _ids(path: Path):
+    return [s.sent_id for s in read_conllu(path)]
+
+
+def test_cv_protocol_cuts_the_pooled_splits_into_blocks(tmp_path, capsys):
+    """--protocol cv: train+dev+test pooled; test = block J, dev = block J+1, train = the rest."""
+    pooled = [s.sent_id for name in ("train", "dev", "test")
+              for s in read_conllu(SAMPLE / f"en_sample-ud-{name}.conllu")]
+    assert len(set(pooled)) == len(pooled)
+    k = 4
+    tests, devs = [], []
+    for fold in range(k):
+        parts = {}
+        for split in ("train", "dev", "test"):
+            out = tmp_path / f"f{fold}" / f"{split}.conllu"
+            code, data = run_json(capsys, SAMPLE, out, "--split", split, "--protocol", "cv",
+                                  "--cv-folds", k, "--cv-fold", fold)
+            assert code == 0, data
+            assert data["protocol"] == "cv" and (data["cv_folds"], data["cv_fold"]) == (k, fold)
+            assert data["sentences_in"] == len(pooled) and len(data["input"]) == 3
+            parts[split] = _ids(out)
+        assert not (set(parts["train"]) & set(parts["dev"]) or set(parts["train"]) & set(parts["test"])
+                    or set(parts["dev"]) & set(parts["test"]))
+        assert sorted(parts["train"] + parts["dev"] + parts["test"]) == sorted(pooled)
+        # contiguous blocks, in the pooled order
+        start = pooled.index(parts["test"][0])
+        assert parts["test"] == pooled[start:start + len(parts["test"])]
+        assert len(parts["test"]) in (len(pooled) // k, len(pooled) // k + 1)
+        tests.append(parts["test"])
+        devs.append(parts["dev"])
+    assert [i for t in tests for i in t] == pooled  # every sentence tested exactly once
+    assert devs == tests[1:] + tests[:1]  # dev = the next fold's test block
+    # --depunct keeps the same blocks (minus omitted sentences)
+    d = tmp_path / "depunct_test.conllu"
+    code, _ = run_json(capsys, SAMPLE, d, "--split", "test", "--protocol", "cv", "--cv-folds", k,
+                       "--cv-fold", 1, "--depunct")
+    assert code == 0 and set(_ids(d)) <= set(tests[1])
+
+
+def test_cv_protocol_errors(tmp_path, capsys):
+    x = tmp_path / "x.conllu"
+    for args, words in ((["--cv-folds", 2], "--cv-folds"), (["--cv-fold", 10], "--cv-fold"),
+                        (["--cv-fold", -1], "--cv-fold"), (["--cv-folds", 1000], "cannot make")):
+        code, data = run_json(capsys, SAMPLE, x, "--split", "dev", "--protocol", "cv", *args)
+        assert code == 1 and words in data["error"], data
+    code, data = run_json(capsys, SAMPLE_DEV, x, "--split", "dev", "--protocol", "cv")
+    assert code == 1 and "UD folder" in data["error"]
+    code, data = run_json(capsys, SAMPLE, x, "--protocol", "cv")
+    assert code == 1 and "--split" in data["error"]
+    empty = tmp_path / "empty_ud"
+    empty.mkdir()
+    code, data = run_json(capsys, empty, x, "--split", "dev", "--protocol", "cv")
+    assert code == 1 and "pool" in data["error"]
+    assert not x.exists()

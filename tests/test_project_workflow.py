@@ -24,11 +24,12 @@ WORKFLOWS = {
     "mixture": ["train-parser-seed", "parse-test-seed", "evaluate-mixture"],
     "jackknife": ["jackknife-parse", "train-on-parsed", "evaluate-on-parsed"],
     "baselines": [f"baseline-{s}" for s in ("trivial", "crf_lexical", "crf_tagger", "attn_tagger", "spacy_tagger")],
+    "cross-validation": ["pool-folds"],
     "results": ["results-table", "plot-aed-las"],
     "benchmarks": ["bench"],
 }
 # The order the workflows are run in (docs/workflow.md): each one reads what the earlier ones wrote.
-ORDER = ["all", "degraded", "mixture", "jackknife", "baselines", "results", "benchmarks"]
+ORDER = ["all", "degraded", "mixture", "jackknife", "baselines", "cross-validation", "results", "benchmarks"]
 LOCAL_UD = {"ud_dir": "../shared/ud/en_ewt", "treebank": "en_ewt"}
 DEV_AS_TRAIN = {"ud_dir": "../shared/ud/es_ancora_ud14", "treebank": "es_ancora_ud14", "lang": "es",
                 "protocol": "dev-as-train"}
@@ -78,7 +79,8 @@ def test_every_dep_is_an_earlier_output_or_an_input(vars_):
         assert cmd.get("outputs"), f"{name}: without outputs weasel never skips it"
         for dep in cmd.get("deps", []):
             ok = (any(_under(dep, out) for out in produced) or _under(dep, ud_dir)
-                  or (name == "results-table" and dep == "metrics")  # the folder every system writes into
+                  # the folder every system writes into
+                  or (name in ("results-table", "pool-folds") and dep == "metrics")
                   or (dep.split("/")[0] in ("configs", "scripts") and (ROOT / dep).is_file()))
             assert ok, f"{name}: dep {dep} is neither produced earlier, nor under {ud_dir}, nor a repo file"
         produced.extend(cmd["outputs"])
@@ -194,6 +196,19 @@ def test_protocol_reaches_every_train_and_dev_conversion():
     for name, argv in _script_lines(DEV_AS_TRAIN):
         # (bench measures speed on the raw UD splits, whatever the evaluation protocol)
         assert not any(a.startswith("../shared/ud") for a in argv[3:]) or argv[3] in ("convert", "bench"), (name, argv)
+
+
+def test_cv_fold_reaches_every_conversion():
+    """With protocol=cv, train, dev and test of every conversion are blocks of the same fold."""
+    parser = cli.build_parser()
+    cv = {**DEV_AS_TRAIN, "protocol": "cv", "cv_folds": 7, "cv_fold": 3, "treebank": "cs_cltt_cv3"}
+    splits = []
+    for name, argv in _script_lines(cv):
+        if argv[1:4] == ["-m", "spacy_punctgen", "convert"]:
+            args = parser.parse_args(argv[3:])
+            assert (args.protocol, args.cv_folds, args.cv_fold) == ("cv", 7, 3), (name, argv)
+            splits.append(args.split)
+    assert sorted(splits) == sorted(["train", "dev", "test"] * 2 + ["train"])  # + the degraded training file
 
 
 def test_parser_config_accepts_the_overrides():

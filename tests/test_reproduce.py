@@ -29,7 +29,8 @@ def test_shipped_plan_covers_every_primary_treebank_with_known_vars(rp):
         assert set(entry["vars"]) <= known, (name, set(entry["vars"]) - known)
         # treebanks without a UD train split are trained on dev (../shared/ud/README.md)
         no_train = name in {"es_ancora_ud14", "ar_padt_ud12", "hi_hdtb_ud12pre"}
-        assert entry["vars"]["protocol"] == ("dev-as-train" if no_train else "standard")
+        # and tiny ones are cross-validated (cs_cltt: 467 training sentences)
+        assert entry["vars"]["protocol"] == ("dev-as-train" if no_train else "cv" if name == "cs_cltt" else "standard")
         assert entry["vars"]["mixture_model"] == "punctgen_jackknife"
 
 
@@ -83,7 +84,9 @@ def test_dry_run_prints_every_command_and_the_table(rp, capsys):
     assert rp.main(["--dry-run", "--only", "cs_cltt,fr_sequoia"]) == 0
     out = capsys.readouterr().out.splitlines()
     labels = [line[2:] for line in out if line.startswith("# ")]
-    assert labels[0] == "cs_cltt: all" and labels[-1] == "results-table"
+    assert labels[0] == "cs_cltt_cv0: all" and labels[-1] == "results-table"
+    assert labels.index("cs_cltt_cv9: evaluate-mixture") + 1 == labels.index("cs_cltt: pool-folds") \
+        == labels.index("fr_sequoia: all") - 1
     assert "fr_sequoia: jackknife" in labels and not any("fr_sequoia: evaluate-mixture" in x for x in labels)
     commands = [shlex.split(line) for line in out if not line.startswith("# ")]
     assert len(commands) == len(labels) and all(c[1:5] == ["-m", "spacy", "project", "run"] for c in commands)
@@ -108,7 +111,7 @@ def test_every_planned_treebank_has_its_ud_folder():
 
 
 def test_finished_commands_are_skipped_on_the_next_run_and_a_failure_stops(rp, tmp_path, monkeypatch, capsys):
-    (tmp_path / "ud" / "cs_cltt").mkdir(parents=True)
+    (tmp_path / "ud" / "es_ancora_ud14").mkdir(parents=True)
     calls = []
     fail_at = {"label": None}
 
@@ -117,12 +120,12 @@ def test_finished_commands_are_skipped_on_the_next_run_and_a_failure_stops(rp, t
         return 3 if cmd[5] == fail_at["label"] else 0
 
     monkeypatch.setattr(rp.subprocess, "call", fake_call)
-    opts = ["--only", "cs_cltt", "--ud-root", str(tmp_path / "ud"), "--log", str(tmp_path / "log"),
+    opts = ["--only", "es_ancora_ud14", "--ud-root", str(tmp_path / "ud"), "--log", str(tmp_path / "log"),
             "--done", str(tmp_path / "done")]
     fail_at["label"] = "jackknife"
     assert rp.main(opts) == 3
     assert calls == ["all", "baselines", "jackknife"]
-    assert "stopped at 'cs_cltt: jackknife'" in capsys.readouterr().err
+    assert "stopped at 'es_ancora_ud14: jackknife'" in capsys.readouterr().err
     calls.clear()
     fail_at["label"] = None
     assert rp.main(opts) == 0  # resumes at the failed command
@@ -133,3 +136,30 @@ def test_finished_commands_are_skipped_on_the_next_run_and_a_failure_stops(rp, t
     calls.clear()
     assert rp.main(opts + ["--force"]) == 0
     assert calls[0] == "all" and len(calls) == 9
+
+
+def test_cross_validated_treebank_runs_every_fold_then_pools(rp):
+    entry = {"vars": {"lang": "cs", "protocol": "cv", "cv_folds": 3}, "seeds": [1], "degraded": []}
+    cmds = rp.commands("cs_cltt", entry, Path("../shared/ud"))
+    labels = [label for label, _ in cmds]
+    per_fold = ["all", "baselines", "jackknife", "train-parser-seed 1", "parse-test-seed 1", "evaluate-mixture"]
+    assert labels == [f"cs_cltt_cv{k}: {s}" for k in range(3) for s in per_fold] + ["cs_cltt: pool-folds"]
+    for label, argv in cmds:
+        opts = dict(zip(argv[7::2], argv[8::2]))
+        assert opts["--vars.ud_dir"] == "../shared/ud/cs_cltt" and opts["--vars.protocol"] == "cv"
+        if label.endswith("pool-folds"):
+            assert argv[5] == "pool-folds" and opts["--vars.treebank"] == "cs_cltt" and opts["--vars.cv_folds"] == "3"
+        else:
+            k = label.split(":")[0][-1]
+            assert opts["--vars.treebank"] == f"cs_cltt_cv{k}" and opts["--vars.cv_fold"] == k
+
+
+@pytest.mark.parametrize("text,message", [
+    ("treebanks:\n  t: {vars: {lang: cs, protocol: cv}, degraded: [0.5]}\n", "one test split"),
+    ("treebanks:\n  t: {vars: {lang: cs, protocol: cv, cv_folds: 2}}\n", "at least 3"),
+])
+def test_bad_cross_validation_plans(rp, tmp_path, text, message):
+    f = tmp_path / "t.yml"
+    f.write_text(text)
+    with pytest.raises(ValueError, match=message):
+        rp.load_plan(f)

@@ -1,0 +1,192 @@
+"""Pool a cross-validated treebank's folds into one metrics folder, as if it were one test set.
+
+Usage (project.yml ``pool-folds``, after every fold ``<treebank>_cv<k>`` has run):
+    python scripts/pool_folds.py cs_cltt --cv-folds 10 [--metrics metrics] [--corpus corpus] \
+        [--training training]
+
+Why: with ``--protocol cv`` (``spacy_punctgen convert``) each fold is an ordinary run of the
+workflow under the name ``<treebank>_cv<k>``, tested on its own block of the treebank. The
+table needs one row per system over the whole treebank, and the permutation test needs
+per-sentence losses, so this script concatenates, in fold order, each fold's test file
+(``corpus/<treebank>/punct/test.conllu``: every sentence of the treebank once) and each
+system's test predictions (``training/<treebank>/predictions/<system>_{gold,parsed}.jsonl``),
+and recomputes AED and comma F1 from them (``metrics.restoration_report``), so the pooled
+figures are exactly those of one test set made of the ten blocks. Per-slot perplexity is
+pooled as ``exp`` of the slot-weighted mean of the folds' log perplexities (the exact
+per-slot perplexity of the pooled log-likelihood), the parser's LAS/UAS as the word-weighted
+mean over the folds' test blocks. Each pooled file keeps every fold's own figures under
+``per_fold``. ``metrics/<treebank>/`` is rewritten whole: it holds only the pooled result.
+A system missing from some fold, or predictions that do not match their fold's test
+sentences, is an error (nothing is written).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import shutil
+import sys
+from pathlib import Path
+from typing import Dict, List, Optional
+
+
+def fold_name(treebank: str, fold: int) -> str:
+    """The treebank name a fold runs under (scripts/reproduce.py uses the same)."""
+    return f"{treebank}_cv{fold}"
+
+
+def _read_json(path: Path) -> dict:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as e:
+        raise ValueError(f"{path}: not JSON ({e.msg})") from None
+    if not isinstance(data, dict):
+        raise ValueError(f"{path}: not a JSON object")
+    return data
+
+
+def _fold_systems(folder: Path) -> Dict[str, dict]:
+    return {f.stem: _read_json(f) for f in sorted(folder.glob("*.json")) if not f.stem.startswith("parser")}
+
+
+def _words(conllu: Path) -> int:
+    with conllu.open(encoding="utf-8") as f:
+        return sum(1 for ln in f if ln.strip() and not ln.startswith("#") and ln.split("\t", 1)[0].isdigit())
+
+
+def _concat(paths: List[Path], dest: Path) -> None:
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    tmp = dest.with_name(f".{dest.name}.tmp")
+    with tmp.open("w", encoding="utf-8", newline="\n") as out:
+        for p in paths:
+            text = p.read_text(encoding="utf-8")
+            out.write(text if text.endswith("\n") or not text else text + "\n")
+    tmp.replace(dest)
+
+
+def _weighted(values: List[Optional[float]], weights: List[float]) -> Optional[float]:
+    if any(v is None for v in values) or not sum(weights):
+        return None
+    return sum(v * w for v, w in zip(values, weights)) / sum(weights)
+
+
+def _pooled_perplexity(folds: List[dict]) -> Optional[float]:
+    ppl = [m.get("perplexity_per_slot") for m in folds]
+    slots = [m.get("n_slots") for m in folds]
+    if any(v is None for v in ppl + slots):
+        return None
+    return math.exp(_weighted([math.log(v) for v in ppl], slots))
+
+
+def pool(treebank: str, k: int, metrics: Path, corpus: Path, training: Path) -> dict:
+    """Write the pooled test file, predictions and metrics of ``treebank``; return a summary."""
+    from spacy_punctgen.metrics import gold_slots, restoration_report
+    from spacy_punctgen.predictions import read_predictions, slots_of
+    from spacy_punctgen.preprocess import preprocess_file
+
+    if not treebank or Path(treebank).name != treebank or treebank in (".", ".."):
+        raise ValueError(f"the treebank must be a plain folder name, got {treebank!r}")
+    if k < 2:
+        raise ValueError(f"--cv-folds must be at least 2, got {k}")
+    names = [fold_name(treebank, j) for j in range(k)]
+    missing = [n for n in names if not (metrics / n).is_dir() or not (corpus / n / "punct" / "test.conllu").is_file()]
+    if missing:
+        raise ValueError(f"folds not run yet (no metrics/<fold>/ or corpus/<fold>/punct/test.conllu): {missing}")
+    fold_systems = [_fold_systems(metrics / n) for n in names]
+    systems = sorted(set().union(*fold_systems))
+    incomplete = {s: [n for n, fs in zip(names, fold_systems) if s not in fs] for s in systems}
+    incomplete = {s: v for s, v in incomplete.items() if v}
+    if incomplete:
+        raise ValueError(f"systems missing from some folds: {incomplete}")
+    if not systems:
+        raise ValueError(f"no system metrics in {metrics / names[0]}")
+
+    golds = [gold_slots(preprocess_file(corpus / n / "punct" / "test.conllu")[0]) for n in names]
+    parsers = []
+    for n in names:
+        path = metrics / n / "parser_depunct.json"
+        scores = _read_json(path) if path.is_file() else {}
+        parsers.append({"las": scores.get("dep_las"), "uas": scores.get("dep_uas"),
+                        "words": _words(corpus / n / "depunct" / "test.conllu")})
+    words = [p["words"] for p in parsers]
+
+    # read and check everything before writing anything
+    pooled: Dict[str, dict] = {}
+    for system in systems:
+        per_fold = [fs[system] for fs in fold_systems]
+        preds = {}
+        for trees in ("gold", "parsed"):
+            paths = [m.get(f"predictions_{trees}") for m in per_fold]
+            if not all(paths):
+                continue
+            records = []
+            for n, path, gold in zip(names, paths, golds):
+                recs = read_predictions(path)
+                if len(recs) != len(gold):
+                    raise ValueError(f"{path}: {len(recs)} predictions for the {len(gold)} test sentences of {n}")
+                records.append(recs)
+            preds[trees] = (paths, records)
+        pooled[system] = {"per_fold": per_fold, "preds": preds}
+
+    out_metrics = metrics / treebank
+    if out_metrics.exists():
+        shutil.rmtree(out_metrics)
+    out_metrics.mkdir(parents=True)
+    test = corpus / treebank / "punct" / "test.conllu"
+    _concat([corpus / n / "punct" / "test.conllu" for n in names], test)
+    all_gold = [s for g in golds for s in g]
+    protocol = f"{k}-fold cv"
+    las, uas = _weighted([p["las"] for p in parsers], words), _weighted([p["uas"] for p in parsers], words)
+    parser_file = out_metrics / "parser_depunct.json"
+    parser_file.write_text(json.dumps({
+        "dep_las": las, "dep_uas": uas, "treebank": treebank, "parser": "depunct", "protocol": protocol,
+        "cv_folds": k, "n_words": sum(words),
+        "per_fold": [{"fold": n, **p} for n, p in zip(names, parsers)]}, indent=2) + "\n", encoding="utf-8")
+    summary = {}
+    for system, data in pooled.items():
+        per_fold = data["per_fold"]
+        result = {"perplexity_per_slot": _pooled_perplexity(per_fold)}
+        for trees, (paths, records) in data["preds"].items():
+            slots = slots_of([r for recs in records for r in recs])
+            report = restoration_report(all_gold, slots)
+            dest = training / treebank / "predictions" / f"{system}_{trees}.jsonl"
+            _concat([Path(p) for p in paths], dest)
+            result.update({f"aed_{trees}": report["aed"], f"comma_f1_{trees}": report["comma"]["f1"],
+                           f"edits_{trees}": report["edits"], f"predictions_{trees}": str(dest)})
+            result["n_slots"] = report["n_slots"]
+        n_trees = {m.get("n_trees") for m in per_fold}
+        if n_trees != {None}:
+            result["n_trees"] = sorted(n_trees, key=str) if len(n_trees) > 1 else n_trees.pop()
+        result.update({
+            "n_sentences": len(all_gold), "test": str(test), "parser_las": las, "parser_uas": uas,
+            "parser_metrics": str(parser_file), "treebank": treebank, "system": system,
+            "protocol": protocol, "cv_folds": k,
+            "per_fold": [{"fold": n, **{key: m.get(key) for key in
+                                        ("aed_gold", "aed_parsed", "perplexity_per_slot", "n_sentences", "n_slots")}}
+                         for n, m in zip(names, per_fold)]})
+        (out_metrics / f"{system}.json").write_text(json.dumps(result, indent=2, ensure_ascii=False) + "\n",
+                                                    encoding="utf-8")
+        summary[system] = {"aed_gold": result.get("aed_gold"), "aed_parsed": result.get("aed_parsed")}
+    return {"treebank": treebank, "cv_folds": k, "n_sentences": len(all_gold), "parser_las": las,
+            "systems": summary}
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("treebank", help="the cross-validated treebank's name; its folds are <treebank>_cv<k>")
+    p.add_argument("--cv-folds", type=int, default=10)
+    p.add_argument("--metrics", type=Path, default=Path("metrics"))
+    p.add_argument("--corpus", type=Path, default=Path("corpus"))
+    p.add_argument("--training", type=Path, default=Path("training"))
+    args = p.parse_args(argv)
+    try:
+        summary = pool(args.treebank, args.cv_folds, args.metrics, args.corpus, args.training)
+    except (OSError, ValueError) as e:
+        print(f"pool_folds: {e}", file=sys.stderr)
+        return 1
+    print(json.dumps(summary))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
