@@ -177,6 +177,8 @@ def test_baselines_are_tuned_on_dev_by_the_workflow(system, untuned):
     args = parser.parse_args(trained[0][trained[0].index("--") + 4:])
     assert args.system == system and args.dev
     assert parse_grid(args.tune) == ({} if untuned else TUNED[system])
+    # each fitted point is kept, so a stopped grid resumes (git-ignored, beside the saved system)
+    assert args.tune_cache == f"training/en_sample/baselines/{system}.grid"
 
 
 def test_protocol_reaches_every_train_and_dev_conversion():

@@ -20,7 +20,7 @@ from ..predictions import record, write_predictions
 from . import SYSTEMS, get_system
 from .base import load_baseline
 from .slots import perplexity_per_slot
-from .tune import json_or_str, parse_grid, select_on_dev
+from .tune import PointCache, json_or_str, parse_grid, select_on_dev
 
 
 def parse_hyper(items: List[str]) -> Dict:
@@ -67,6 +67,10 @@ def _arguments(p: argparse.ArgumentParser) -> None:
                    help="grid of a hyperparameter (repeatable: the product is searched); "
                         "the system with the lowest dev AED is kept. Needs --dev; an empty "
                         "value is no grid")
+    p.add_argument("--tune-cache", metavar="DIR",
+                   help="with --tune: keep every fitted grid point here, so that a stopped grid "
+                        "search resumes (a point is reused only with the same system, "
+                        "hyperparameters, train/dev files and baselines code)")
     p.add_argument("--decoder", choices=("viterbi", "mbr"),
                    help="decode a trained/loaded system this way (CRFs and neural taggers): "
                         "Viterbi/argmax, or per-slot minimum expected edit distance")
@@ -83,7 +87,7 @@ def baseline_cli(args) -> dict:
     tuning = None
     dev = load_split(resolve_split(args.dev, "dev"))[0] if args.dev else None
     if args.load:
-        if any(args.tune):
+        if any(args.tune) or args.tune_cache:
             raise ValueError("--tune trains; it cannot be used with --load")
         system = load_baseline(args.load)
         if system.name != args.system:
@@ -91,14 +95,17 @@ def baseline_cli(args) -> dict:
     else:
         if not args.train:
             raise ValueError("--train is required unless --load is given")
-        train = load_split(resolve_split(args.train, "train"))[0]
+        train_path = resolve_split(args.train, "train")
+        train = load_split(train_path)[0]
         grid, fixed = parse_grid(args.tune), parse_hyper(args.hyper)
         if grid:
             if dev is None:
                 raise ValueError("--tune needs --dev: the grid is chosen on dev")
+            cache = (PointCache(args.tune_cache, args.system, [train_path, resolve_split(args.dev, "dev")])
+                     if args.tune_cache else None)
             system, tuning = select_on_dev(
                 lambda hyper: get_system(args.system)().fit(train, dev, **hyper),
-                lambda s: score(s, dev)["report"], grid, fixed)
+                lambda s: score(s, dev)["report"], grid, fixed, cache)
         else:
             system = get_system(args.system)().fit(train, dev, **fixed)
     t_fit = time.perf_counter() - t0
@@ -126,7 +133,7 @@ def baseline_cli(args) -> dict:
     result["seconds"] = round(time.perf_counter() - t0, 1)
     lines = [f"{args.system}: fit {result['fit_seconds']} s"]
     for row in tuning or []:
-        mark = " (chosen)" if row["chosen"] else ""
+        mark = (" (cached)" if row.get("cached") else "") + (" (chosen)" if row["chosen"] else "")
         lines.append(f"dev grid {row['hyper']}: AED {row['dev_aed']:.4f}{mark}")
     for split in ("dev", "test"):
         if split in result:
