@@ -29,24 +29,12 @@ import sys
 from pathlib import Path
 from typing import Dict, List, Optional
 
+from results_table import read_json_object, read_systems  # scripts/ is on sys.path when a script runs
+
 
 def fold_name(treebank: str, fold: int) -> str:
     """The treebank name a fold runs under (scripts/reproduce.py uses the same)."""
     return f"{treebank}_cv{fold}"
-
-
-def _read_json(path: Path) -> dict:
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as e:
-        raise ValueError(f"{path}: not JSON ({e.msg})") from None
-    if not isinstance(data, dict):
-        raise ValueError(f"{path}: not a JSON object")
-    return data
-
-
-def _fold_systems(folder: Path) -> Dict[str, dict]:
-    return {f.stem: _read_json(f) for f in sorted(folder.glob("*.json")) if not f.stem.startswith("parser")}
 
 
 def _words(conllu: Path) -> int:
@@ -92,7 +80,7 @@ def pool(treebank: str, k: int, metrics: Path, corpus: Path, training: Path) -> 
     missing = [n for n in names if not (metrics / n).is_dir() or not (corpus / n / "punct" / "test.conllu").is_file()]
     if missing:
         raise ValueError(f"folds not run yet (no metrics/<fold>/ or corpus/<fold>/punct/test.conllu): {missing}")
-    fold_systems = [_fold_systems(metrics / n) for n in names]
+    fold_systems = [read_systems(metrics / n) for n in names]
     systems = sorted(set().union(*fold_systems))
     incomplete = {s: [n for n, fs in zip(names, fold_systems) if s not in fs] for s in systems}
     incomplete = {s: v for s, v in incomplete.items() if v}
@@ -105,7 +93,7 @@ def pool(treebank: str, k: int, metrics: Path, corpus: Path, training: Path) -> 
     parsers = []
     for n in names:
         path = metrics / n / "parser_depunct.json"
-        scores = _read_json(path) if path.is_file() else {}
+        scores = read_json_object(path) if path.is_file() else {}
         parsers.append({"las": scores.get("dep_las"), "uas": scores.get("dep_uas"),
                         "words": _words(corpus / n / "depunct" / "test.conllu")})
     words = [p["words"] for p in parsers]

@@ -42,21 +42,31 @@ def _comma_f1(m: dict) -> Optional[float]:
     return value
 
 
+def read_json_object(path: Path) -> dict:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as e:
+        raise ValueError(f"{path}: not JSON ({e.msg})") from None
+    if not isinstance(data, dict):
+        raise ValueError(f"{path}: not a JSON object")
+    return data
+
+
+def read_systems(folder: Path) -> Dict[str, dict]:
+    """``{system: metrics}`` of one treebank folder: every JSON file but ``parser*.json``."""
+    systems = {}
+    for f in sorted(folder.glob("*.json")):
+        if not f.stem.startswith("parser"):
+            data = read_json_object(f)
+            systems[data.get("system", f.stem)] = data
+    return systems
+
+
 def load_metrics(root: Path) -> Dict[str, Dict[str, dict]]:
     """``{treebank: {system: metrics}}`` from ``root/<treebank>/<system>.json``."""
     out: Dict[str, Dict[str, dict]] = {}
     for folder in sorted(p for p in root.iterdir() if p.is_dir()):
-        systems = {}
-        for f in sorted(folder.glob("*.json")):
-            if f.stem.startswith("parser"):
-                continue
-            try:
-                data = json.loads(f.read_text(encoding="utf-8"))
-            except json.JSONDecodeError as e:
-                raise ValueError(f"{f}: not JSON ({e.msg})") from None
-            if not isinstance(data, dict):
-                raise ValueError(f"{f}: not a JSON object")
-            systems[data.get("system", f.stem)] = data
+        systems = read_systems(folder)
         if systems and not all(m.get("protocol") == "cv" for m in systems.values()):
             out[folder.name] = systems
     return out
