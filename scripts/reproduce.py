@@ -29,7 +29,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import Dict, List, Tuple
+from typing import Dict, List, Optional, Tuple
 
 import srsly
 
@@ -75,24 +75,31 @@ def _vars(values: dict) -> List[str]:
     return out
 
 
-def commands(name: str, entry: dict, ud_root: Path) -> List[Tuple[str, List[str]]]:
+def commands(name: str, entry: dict, ud_root: Path, folds: Optional[List[int]] = None) -> List[Tuple[str, List[str]]]:
     """``(label, argv)`` of every ``spacy project run`` for one treebank, in order.
 
     With protocol ``cv``, each fold runs every step under the name ``<name>_cv<k>`` (its own
     corpus/, training/ and metrics/ folders), and ``pool-folds`` then pools them as ``name``.
+    ``folds`` restricts that to some folds (several clones can share the work; copy their
+    ``*_cv<k>`` folders together, then run ``pool-folds``): ``pool-folds`` is then left out
+    unless every fold is listed.
     """
     # relative to the project when it can be, as the lock file then is
     ud_dir = os.path.relpath(ud_root / name, ROOT) if ud_root.is_absolute() else str(ud_root / name)
     if entry["vars"]["protocol"] != "cv":
         return _treebank_commands(name, {"ud_dir": ud_dir, "treebank": name, **entry["vars"]}, entry)
     k = int(entry["vars"].get("cv_folds", 10))
+    chosen = list(range(k)) if folds is None else sorted(set(folds))
+    if any(not 0 <= f < k for f in chosen):
+        raise ValueError(f"--folds: {name} has folds 0..{k - 1}, got {chosen}")
     out = []
-    for fold in range(k):
+    for fold in chosen:
         fold_name = f"{name}_cv{fold}"  # as scripts/pool_folds.py names them
         out += _treebank_commands(fold_name, {"ud_dir": ud_dir, "treebank": fold_name,
                                                          **entry["vars"], "cv_fold": fold}, entry)
-    pool = {"ud_dir": ud_dir, "treebank": name, **entry["vars"]}
-    out.append((f"{name}: pool-folds", _run("pool-folds", pool)))
+    if chosen == list(range(k)):
+        pool = {"ud_dir": ud_dir, "treebank": name, **entry["vars"]}
+        out.append((f"{name}: pool-folds", _run("pool-folds", pool)))
     return out
 
 
@@ -121,6 +128,9 @@ def main(argv=None) -> int:
     p.add_argument("--ud-root", type=Path, default=Path("../shared/ud"),
                    help="folder holding one UD folder per treebank; a relative path is relative to the project folder")
     p.add_argument("--only", default="", help="comma-separated treebanks (default: all of the config)")
+    p.add_argument("--folds", default="",
+                   help="comma-separated folds of the cross-validated (protocol cv) treebanks to run "
+                        "(default: all, then pool-folds; with a subset, pool-folds is left out)")
     p.add_argument("--dry-run", action="store_true", help="print the commands, run nothing")
     p.add_argument("--log", type=Path, default=ROOT / "training" / "reproduce.log")
     p.add_argument("--done", type=Path, default=ROOT / "training" / "reproduce.done",
@@ -139,7 +149,12 @@ def main(argv=None) -> int:
     except (ValueError, OSError) as e:
         print(f"reproduce: {e}", file=sys.stderr)
         return 1
-    steps = [c for n in names for c in commands(n, plan[n], args.ud_root)]
+    try:
+        folds = [int(f) for f in args.folds.split(",") if f.strip()] or None
+        steps = [c for n in names for c in commands(n, plan[n], args.ud_root, folds)]
+    except ValueError as e:
+        print(f"reproduce: {e}", file=sys.stderr)
+        return 1
     steps.append(("results-table", [sys.executable, "-m", "spacy", "project", "run", "results-table", str(ROOT)]))
     if args.dry_run:
         for label, cmd in steps:

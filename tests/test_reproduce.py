@@ -163,3 +163,18 @@ def test_bad_cross_validation_plans(rp, tmp_path, text, message):
     f.write_text(text)
     with pytest.raises(ValueError, match=message):
         rp.load_plan(f)
+
+
+def test_some_folds_only_and_no_pooling(rp, capsys):
+    entry = {"vars": {"lang": "cs", "protocol": "cv", "cv_folds": 4}, "seeds": [], "degraded": []}
+    labels = [label for label, _ in rp.commands("cs_cltt", entry, Path("../shared/ud"), folds=[3, 2])]
+    assert labels == [f"cs_cltt_cv{k}: {s}" for k in (2, 3) for s in ("all", "baselines", "jackknife")]
+    every = [label for label, _ in rp.commands("cs_cltt", entry, Path("../shared/ud"), folds=[0, 1, 2, 3])]
+    assert every[-1] == "cs_cltt: pool-folds"
+    with pytest.raises(ValueError, match="folds 0..3"):
+        rp.commands("cs_cltt", entry, Path("../shared/ud"), folds=[4])
+    assert rp.main(["--dry-run", "--only", "cs_cltt", "--folds", "5,6,7,8,9"]) == 0
+    out = [line[2:] for line in capsys.readouterr().out.splitlines() if line.startswith("# ")]
+    assert out[0] == "cs_cltt_cv5: all" and not any("pool-folds" in x or "_cv4:" in x for x in out)
+    assert rp.main(["--dry-run", "--only", "cs_cltt", "--folds", "12"]) == 1
+    assert "--folds" in capsys.readouterr().err
