@@ -15,7 +15,9 @@ figures are exactly those of one test set made of the ten blocks. Per-slot perpl
 pooled as ``exp`` of the slot-weighted mean of the folds' log perplexities (the exact
 per-slot perplexity of the pooled log-likelihood), the parser's LAS/UAS as the word-weighted
 mean over the folds' test blocks. Each pooled file keeps every fold's own figures under
-``per_fold``. ``metrics/<treebank>/`` is rewritten whole: it holds only the pooled result.
+``per_fold``. The metrics files of ``metrics/<treebank>/`` (``*.json`` and ``restore/``) are
+rewritten whole, so they hold only the pooled result; other subfolders (e.g. ``earlier/``,
+records of earlier runs) are left alone.
 A system missing from some fold, or predictions that do not match their fold's test
 sentences, is an error (nothing is written).
 """
@@ -117,9 +119,11 @@ def pool(treebank: str, k: int, metrics: Path, corpus: Path, training: Path) -> 
         pooled[system] = {"per_fold": per_fold, "preds": preds}
 
     out_metrics = metrics / treebank
-    if out_metrics.exists():
-        shutil.rmtree(out_metrics)
-    out_metrics.mkdir(parents=True)
+    out_metrics.mkdir(parents=True, exist_ok=True)
+    for stale in out_metrics.glob("*.json"):  # every metrics file the table reads is rewritten
+        stale.unlink()
+    if (out_metrics / "restore").is_dir():
+        shutil.rmtree(out_metrics / "restore")
     test = corpus / treebank / "punct" / "test.conllu"
     _concat([corpus / n / "punct" / "test.conllu" for n in names], test)
     all_gold = [s for g in golds for s in g]

@@ -51,8 +51,11 @@ def test_pooled_figures_are_those_of_one_test_set(tmp_path, capsys):
     stale = tmp_path / "metrics" / "en_x" / "crf_old.json"  # a non-CV run's file: the pooled folder is rewritten
     stale.parent.mkdir(parents=True)
     stale.write_text("{}")
+    kept = tmp_path / "metrics" / "en_x" / "earlier" / "crf_old.json"  # a record of earlier runs stays
+    kept.parent.mkdir()
+    kept.write_text("{}")
     assert _run(tmp_path) == 0
-    assert not stale.exists()
+    assert not stale.exists() and kept.exists()
     pooled_test = tmp_path / "corpus" / "en_x" / "punct" / "test.conllu"
     assert [s.sent_id for s in read_conllu(pooled_test)] == [s.sent_id for p in SOURCES for s in read_conllu(p)]
     gold = gold_slots(preprocess_file(pooled_test)[0])
