@@ -39,11 +39,6 @@ def fold_name(treebank: str, fold: int) -> str:
     return f"{treebank}_cv{fold}"
 
 
-def _words(conllu: Path) -> int:
-    with conllu.open(encoding="utf-8") as f:
-        return sum(1 for ln in f if ln.strip() and not ln.startswith("#") and ln.split("\t", 1)[0].isdigit())
-
-
 def _concat(paths: List[Path], dest: Path) -> None:
     dest.parent.mkdir(parents=True, exist_ok=True)
     tmp = dest.with_name(f".{dest.name}.tmp")
@@ -70,6 +65,7 @@ def _pooled_perplexity(folds: List[dict]) -> Optional[float]:
 
 def pool(treebank: str, k: int, metrics: Path, corpus: Path, training: Path) -> dict:
     """Write the pooled test file, predictions and metrics of ``treebank``; return a summary."""
+    from spacy_punctgen.conllu_io import read_conllu
     from spacy_punctgen.metrics import gold_slots, restoration_report
     from spacy_punctgen.predictions import read_predictions, slots_of
     from spacy_punctgen.preprocess import preprocess_file
@@ -97,7 +93,7 @@ def pool(treebank: str, k: int, metrics: Path, corpus: Path, training: Path) -> 
         path = metrics / n / "parser_depunct.json"
         scores = read_json_object(path) if path.is_file() else {}
         parsers.append({"las": scores.get("dep_las"), "uas": scores.get("dep_uas"),
-                        "words": _words(corpus / n / "depunct" / "test.conllu")})
+                        "words": sum(len(s.forms) for s in read_conllu(corpus / n / "depunct" / "test.conllu"))})
     words = [p["words"] for p in parsers]
 
     # read and check everything before writing anything

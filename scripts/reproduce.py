@@ -33,6 +33,8 @@ from typing import Dict, List, Optional, Tuple
 
 import srsly
 
+from pool_folds import fold_name  # scripts/ is on sys.path when a script runs
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -86,20 +88,19 @@ def commands(name: str, entry: dict, ud_root: Path, folds: Optional[List[int]] =
     """
     # relative to the project when it can be, as the lock file then is
     ud_dir = os.path.relpath(ud_root / name, ROOT) if ud_root.is_absolute() else str(ud_root / name)
+    base = {"ud_dir": ud_dir, "treebank": name, **entry["vars"]}
     if entry["vars"]["protocol"] != "cv":
-        return _treebank_commands(name, {"ud_dir": ud_dir, "treebank": name, **entry["vars"]}, entry)
+        return _treebank_commands(name, base, entry)
     k = int(entry["vars"].get("cv_folds", 10))
     chosen = list(range(k)) if folds is None else sorted(set(folds))
     if any(not 0 <= f < k for f in chosen):
         raise ValueError(f"--folds: {name} has folds 0..{k - 1}, got {chosen}")
     out = []
     for fold in chosen:
-        fold_name = f"{name}_cv{fold}"  # as scripts/pool_folds.py names them
-        out += _treebank_commands(fold_name, {"ud_dir": ud_dir, "treebank": fold_name,
-                                                         **entry["vars"], "cv_fold": fold}, entry)
+        fold_tb = fold_name(name, fold)
+        out += _treebank_commands(fold_tb, {**base, "treebank": fold_tb, "cv_fold": fold}, entry)
     if chosen == list(range(k)):
-        pool = {"ud_dir": ud_dir, "treebank": name, **entry["vars"]}
-        out.append((f"{name}: pool-folds", _run("pool-folds", pool)))
+        out.append((f"{name}: pool-folds", _run("pool-folds", base)))
     return out
 
 

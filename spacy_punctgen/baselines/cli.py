@@ -85,7 +85,8 @@ def baseline_cli(args) -> dict:
 
     t0 = time.perf_counter()
     tuning = None
-    dev = load_split(resolve_split(args.dev, "dev"))[0] if args.dev else None
+    dev_path = resolve_split(args.dev, "dev") if args.dev else None
+    dev = load_split(dev_path)[0] if dev_path else None
     if args.load:
         if any(args.tune) or args.tune_cache:
             raise ValueError("--tune trains; it cannot be used with --load")
@@ -101,7 +102,7 @@ def baseline_cli(args) -> dict:
         if grid:
             if dev is None:
                 raise ValueError("--tune needs --dev: the grid is chosen on dev")
-            cache = (PointCache(args.tune_cache, args.system, [train_path, resolve_split(args.dev, "dev")])
+            cache = (PointCache(args.tune_cache, args.system, [train_path, dev_path])
                      if args.tune_cache else None)
             system, tuning = select_on_dev(
                 lambda hyper: get_system(args.system)().fit(train, dev, **hyper),
