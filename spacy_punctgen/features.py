@@ -69,6 +69,9 @@ template              value (one context per node unless noted)
 ``global_words`` (opt.) ``*|word=``, ``*|fword=``, ``*|lword=``, ``*|pword=``, ``*|nword=``: the
                       words of ``word``, ``span_words`` and ``out_words`` shared across
                       relations, so they still apply when a parser gets the relation wrong (5)
+``global_shapes`` (opt.) ``*|wshape=``, ``*|fshape=``, ``*|lshape=``, ``*|pshape=``, ``*|nshape=``:
+                      spaCy's ``word_shape`` of the same five words (``Xx.``, ``dddd``), kept
+                      for rare words too, so an unseen initial (hi ``जे``) still looks like one (5)
 ====================  =========================================================
 
 Pair properties (``K = 4`` per pair; the strings use the puncteme tokens
@@ -108,6 +111,7 @@ from dataclasses import dataclass, field
 from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 
 import numpy as np
+from spacy.lang.lex_attrs import word_shape
 
 from .inventory import PunctInventory, relation_key
 from .trees import forest
@@ -171,7 +175,7 @@ ALL_TEMPLATES: Tuple[str, ...] = (
     "child_side", "nkids", "sib", "flank", "flank_out", "edge", "len", "word", "span_words",
     "out_words", "global", "dist", "len_upos", "kidset", "neighbors", "inner",
     "phead", "word_dir", "kid_words", "edge_upos", "inner_rel", "inner_upos",
-    "inner_side", "inner_count", "global_words", "edge_bigrams",
+    "inner_side", "inner_count", "global_words", "edge_bigrams", "global_shapes",
 )
 #: the templates on by default (the first twenty; everything after ``global`` is an
 #: optional extra, see docs/features.md)
@@ -238,6 +242,7 @@ def node_contexts(sentence, inventory: PunctInventory, templates: Sequence[str])
     base = [relation_key(d) for d in full]
     tset = set(templates)
     words = [inventory.word(w) for w in sentence.words] if tset & _WORD_TEMPLATES else None
+    shapes = [word_shape(w) for w in sentence.words] if "global_shapes" in tset else None
     if "neighbors" in tset:  # outermost constituent starting / ending at each word
         start_at: List[int] = [-1] * n
         end_at: List[int] = [-1] * n
@@ -408,6 +413,12 @@ def node_contexts(sentence, inventory: PunctInventory, templates: Sequence[str])
             # compounds (hi "बात-चीत") and names before an acronym in brackets
             ctx.append(f"*|lbi={pword}+{words[a]}")
             ctx.append(f"*|rbi={words[b]}+{nword}")
+        if shapes is not None:
+            ctx.append(f"*|wshape={shapes[w]}")
+            ctx.append(f"*|fshape={shapes[a]}")
+            ctx.append(f"*|lshape={shapes[b]}")
+            ctx.append(f"*|pshape={shapes[a - 1] if a > 0 else 'BOS'}")
+            ctx.append(f"*|nshape={shapes[b + 1] if b + 1 < n else 'EOS'}")
         out.append(ctx)
     return out
 

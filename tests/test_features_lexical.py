@@ -77,6 +77,22 @@ def test_edge_bigrams_pair_the_words_across_each_boundary():
     assert "edge_bigrams" not in SURFACE_TEMPLATES
 
 
+def test_global_shapes_keep_the_shape_of_rare_words():
+    from spacy_punctgen.inventory import PunctInventory
+    inv = PunctInventory.from_sentences(toy_sentences(), min_count=2)  # rare words are UNK
+    initials = _S(["R", "K", "Narayan", "wrote", "1999"], ["PROPN", "PROPN", "PROPN", "VERB", "NUM"],
+                  [2, 2, 3, -1, 3], ["flat", "flat", "nsubj", "root", "obj"],
+                  [(), ("ABBR.",), ("ABBR.",), (), (), (".",)])
+    c = node_contexts(initials, inv, ["rel", "global_words", "global_shapes"])
+    # the words are UNK to global_words, their shapes are not
+    assert c[0] == ["flat", "*|word=UNK", "*|fword=UNK", "*|lword=UNK", "*|pword=BOS", "*|nword=UNK",
+                    "*|wshape=X", "*|fshape=X", "*|lshape=X", "*|pshape=BOS", "*|nshape=X"]
+    # Narayan spans "R K Narayan" (words 0..2); spaCy's shape truncates runs after 4
+    assert c[2][6:] == ["*|wshape=Xxxxx", "*|fshape=X", "*|lshape=Xxxxx", "*|pshape=BOS", "*|nshape=xxxx"]
+    assert c[4][6:] == ["*|wshape=dddd", "*|fshape=dddd", "*|lshape=dddd", "*|pshape=xxxx", "*|nshape=EOS"]
+    assert "global_shapes" not in SURFACE_TEMPLATES and "global_shapes" not in DEFAULT_TEMPLATES
+
+
 def test_templates_option_expands_default():
     from spacy_punctgen.train import parse_templates
     assert parse_templates(None) is None and parse_templates("") is None
