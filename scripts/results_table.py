@@ -151,15 +151,11 @@ def _tests(metrics: Dict[str, Dict[str, dict]], corpus: Path, n_permutations: in
 
 
 def significance_lines(tests: List[dict]) -> List[str]:
+    """One line per test, below the table."""
     return [f"- {t['treebank']}, {t['trees']} trees: {t['system']} AED {t['aed']:.4f} vs "
             f"{t['baseline']} {t['aed_baseline']:.4f}; paired permutation test "
             f"({t['permutations']} sign flips over {t['n_sentences']} sentences) p = {t['p']:.4g}"
             for t in tests]
-
-
-def significance(metrics: Dict[str, Dict[str, dict]], corpus: Path, n_permutations: int) -> List[str]:
-    """One line per treebank, punctgen system and tree kind: vs. the best baseline on gold trees."""
-    return significance_lines(_tests(metrics, corpus, n_permutations))
 
 
 def _best_baseline(systems: Dict[str, dict]) -> Optional[str]:
