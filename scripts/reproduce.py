@@ -16,20 +16,25 @@ those steps once per fold, as the treebank ``<name>_cv<k>`` with ``cv_fold`` k, 
 Resuming: spaCy's lock file keeps one entry per command name, so after another treebank
 has run, every command of the first would look changed and run again. So each command line
 that exits 0 is also written to ``training/reproduce.done``, and a later run skips the
-lines listed there (``--force`` runs everything). A command line holds every var of its
-treebank, so changing a treebank's vars reruns its commands (and spaCy's own check then
-skips those whose deps, outputs and script are unchanged).
+lines listed there (``--force`` runs everything). A step counts as done when a listed line
+runs the same step in the same project with the same values of the vars that step reads
+(``${vars.X}`` in its commands' script, deps and outputs in project.yml, and in the defaults
+of those vars): changing one var of a treebank, e.g. a baseline's grid, reruns only the steps
+that read it. Rerunning a step would not be free even where nothing changed: the lock's one
+entry per command name remembers only the last seed parser, so the others would retrain.
 """
 from __future__ import annotations
 
 import argparse
+import json
 import os
+import re
 import shlex
 import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import Dict, List, Optional, Tuple
+from typing import Dict, List, Optional, Set, Tuple
 
 import srsly
 
@@ -66,6 +71,45 @@ def load_plan(path: Path) -> Dict[str, dict]:
                 raise ValueError(f"{path}: treebank {name!r}: cv_folds must be at least 3")
         plan[name] = {"vars": tb_vars, "seeds": seeds, "degraded": degraded}
     return plan
+
+
+_VAR = re.compile(r"\$\{vars\.([A-Za-z0-9_]+)\}")
+
+
+def step_vars(project: dict, step: str) -> Set[str]:
+    """The vars a workflow or command of ``project`` (project.yml, unresolved) reads."""
+    commands = {c["name"]: c for c in project.get("commands", [])}
+    names = (project.get("workflows") or {}).get(step, [step])
+    unknown = [n for n in names if n not in commands]
+    if unknown:
+        raise ValueError(f"project.yml has no command {unknown[0]!r} (step {step!r})")
+    text = json.dumps([[commands[n].get(k) for k in ("script", "deps", "outputs", "outputs_no_cache")]
+                       for n in names])
+    used, todo = set(), set(_VAR.findall(text))
+    defaults = project.get("vars") or {}
+    while todo:  # a var's default may read other vars
+        name = todo.pop()
+        if name not in used:
+            used.add(name)
+            todo |= set(_VAR.findall(str(defaults.get(name, ""))))
+    return used
+
+
+def signature(line: str, project: dict) -> Optional[Tuple[str, str, Tuple[Tuple[str, str], ...]]]:
+    """``(step, project dir, the values of the vars the step reads)`` of a done line; None for
+    a step project.yml no longer has (nothing can match it)."""
+    argv = shlex.split(line)
+    if argv[:4] != ["-m", "spacy", "project", "run"] or len(argv) < 6:
+        raise ValueError(f"not a `spacy project run` line: {line!r}")
+    step, root = argv[4], argv[5]
+    try:
+        used = step_vars(project, step)
+    except ValueError:
+        return None
+    opts = dict(zip(argv[6::2], argv[7::2]))
+    values = sorted((k[len("--vars."):], v) for k, v in opts.items()
+                    if k.startswith("--vars.") and k[len("--vars."):] in used)
+    return step, root, tuple(values)
 
 
 def _vars(values: dict) -> List[str]:
@@ -162,11 +206,17 @@ def main(argv=None) -> int:
             print(f"# {label}\n{' '.join(cmd)}")
         return 0
     args.log.parent.mkdir(parents=True, exist_ok=True)
-    done = set() if args.force or not args.done.exists() else set(args.done.read_text(encoding="utf-8").splitlines())
+    try:
+        project = srsly.read_yaml(ROOT / "project.yml")
+        lines = [] if args.force or not args.done.exists() else args.done.read_text(encoding="utf-8").splitlines()
+        done = {signature(line, project) for line in lines if line.strip()}
+    except (ValueError, OSError) as e:
+        print(f"reproduce: {args.done}: {e}", file=sys.stderr)
+        return 1
     with args.log.open("a", encoding="utf-8") as log:
         for label, cmd in steps:
             line = shlex.join(cmd[1:])  # without the interpreter's path
-            if line in done and label != "results-table":
+            if label != "results-table" and signature(line, project) in done:
                 print(f"{label}: done before, skipped", flush=True)
                 continue
             start = time.time()

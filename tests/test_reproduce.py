@@ -178,3 +178,45 @@ def test_some_folds_only_and_no_pooling(rp, capsys):
     assert out[0] == "cs_cltt_cv5: all" and not any("pool-folds" in x or "_cv4:" in x for x in out)
     assert rp.main(["--dry-run", "--only", "cs_cltt", "--folds", "12"]) == 1
     assert "--folds" in capsys.readouterr().err
+
+
+def test_step_vars_are_those_its_commands_read(rp):
+    project = _project()
+    baselines = rp.step_vars(project, "baselines")
+    assert {"crf_lexical_tune", "treebank", "spacy_tagger_tune"} <= baselines
+    assert "crf_lexical_tune" not in rp.step_vars(project, "jackknife")
+    assert "parser_seed" in rp.step_vars(project, "train-parser-seed")
+    assert "punctgen_templates" in rp.step_vars(project, "all") and "parser_seed" not in rp.step_vars(project, "all")
+    # a var's default that reads another var brings that one in
+    fake = {"vars": {"a": "x/${vars.b}", "b": "y"}, "commands": [{"name": "c", "script": ["echo ${vars.a}"]}]}
+    assert rp.step_vars(fake, "c") == {"a", "b"}
+    with pytest.raises(ValueError, match="no command 'nope'"):
+        rp.step_vars(fake, "nope")
+
+
+def test_changing_one_var_reruns_only_the_steps_that_read_it(rp, tmp_path, monkeypatch):
+    (tmp_path / "ud" / "es_ancora_ud14").mkdir(parents=True)
+    calls = []
+    monkeypatch.setattr(rp.subprocess, "call", lambda cmd, cwd, stdout, stderr: calls.append(cmd[5]) or 0)
+    opts = ["--ud-root", str(tmp_path / "ud"), "--log", str(tmp_path / "log"), "--done", str(tmp_path / "done")]
+    config = tmp_path / "t.yml"
+    plan = "treebanks:\n  es_ancora_ud14: {vars: {lang: es, protocol: dev-as-train, crf_lexical_tune: '%s'}, seeds: [1, 2]}\n"
+    config.write_text(plan % "c2=1.0")
+    assert rp.main(opts + ["--config", str(config)]) == 0 and len(calls) == 9
+    calls.clear()
+    config.write_text(plan % "c2=1.0,3.0")  # a baseline's grid: only `baselines` reads it
+    assert rp.main(opts + ["--config", str(config)]) == 0
+    assert calls == ["baselines", "results-table"]
+    calls.clear()
+    config.write_text((plan % "c2=1.0,3.0").replace("protocol: dev-as-train", "protocol: dev-as-train, parser_fraction: 0.5"))
+    assert rp.main(opts + ["--config", str(config)]) == 0
+    assert calls == ["results-table"]  # no planned step reads parser_fraction (degraded is not planned)
+    # a done line of a step project.yml no longer has matches nothing; a line that is not a
+    # `spacy project run` is an error, not a silent rerun
+    with (tmp_path / "done").open("a") as f:
+        f.write("-m spacy project run gone-step /x --vars.lang es\n")
+    calls.clear()
+    assert rp.main(opts + ["--config", str(config)]) == 0 and calls == ["results-table"]
+    with (tmp_path / "done").open("a") as f:
+        f.write("garbage\n")
+    assert rp.main(opts + ["--config", str(config)]) == 1
