@@ -209,7 +209,7 @@ def main(argv=None) -> int:
     try:
         project = srsly.read_yaml(ROOT / "project.yml")
         lines = [] if args.force or not args.done.exists() else args.done.read_text(encoding="utf-8").splitlines()
-        done = {signature(line, project) for line in lines if line.strip()}
+        done = {signature(line, project) for line in lines if line.strip()} - {None}
     except (ValueError, OSError) as e:
         print(f"reproduce: {args.done}: {e}", file=sys.stderr)
         return 1
