@@ -141,8 +141,8 @@ def _tests(metrics: Dict[str, Dict[str, dict]], corpus: Path, n_permutations: in
                 continue
             if gold is None:
                 gold = preprocess_file(test)[0]
+                n_slots = sum(len(g.slots) for g in gold)
             la, lb = _losses(a, gold), _losses(b, gold)
-            n_slots = sum(len(g.slots) for g in gold)
             out.append({"treebank": tb, "system": name, "baseline": best, "trees": trees,
                         "aed": float(la.sum()) / n_slots, "aed_baseline": float(lb.sum()) / n_slots,
                         "n_sentences": len(gold), "permutations": n_permutations,
