@@ -72,8 +72,8 @@ def pool(treebank: str, k: int, metrics: Path, corpus: Path, training: Path) -> 
 
     if not treebank or Path(treebank).name != treebank or treebank in (".", ".."):
         raise ValueError(f"the treebank must be a plain folder name, got {treebank!r}")
-    if k < 2:
-        raise ValueError(f"--cv-folds must be at least 2, got {k}")
+    if k < 3:  # as spacy_punctgen convert: each fold needs a test, a dev and a training block
+        raise ValueError(f"--cv-folds must be at least 3, got {k}")
     names = [fold_name(treebank, j) for j in range(k)]
     missing = [n for n in names if not (metrics / n).is_dir() or not (corpus / n / "punct" / "test.conllu").is_file()]
     if missing:

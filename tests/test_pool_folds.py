@@ -114,3 +114,10 @@ def test_bad_treebank_name(tmp_path, capsys):
     for name in ("", "..", "a/b"):
         assert pf.main([name, "--metrics", str(tmp_path)]) == 1
         assert "plain folder name" in capsys.readouterr().err
+
+
+def test_fewer_folds_than_convert_allows(tmp_path, capsys):
+    """convert needs a test, a dev and a training block, so 2 folds cannot have been run."""
+    pf = load_script("pool_folds")
+    assert pf.main(["en_x", "--cv-folds", "2", "--metrics", str(tmp_path)]) == 1
+    assert "at least 3" in capsys.readouterr().err
