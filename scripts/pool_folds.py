@@ -8,14 +8,17 @@ Why: with ``--protocol cv`` (``spacy_punctgen convert``) each fold is an ordinar
 workflow under the name ``<treebank>_cv<k>``, tested on its own block of the treebank. The
 table needs one row per system over the whole treebank, and the permutation test needs
 per-sentence losses, so this script concatenates, in fold order, each fold's test file
-(``corpus/<treebank>/punct/test.conllu``: every sentence of the treebank once) and each
-system's test predictions (``training/<treebank>/predictions/<system>_{gold,parsed}.jsonl``),
+(into ``corpus/<treebank>/punct/test.conllu``: every sentence of the treebank once) and each
+system's test predictions (into ``training/<treebank>/predictions/<system>_{gold,parsed}.jsonl``),
 and recomputes AED and comma F1 from them (``metrics.restoration_report``), so the pooled
 figures are exactly those of one test set made of the ten blocks. Per-slot perplexity is
 pooled as ``exp`` of the slot-weighted mean of the folds' log perplexities (the exact
 per-slot perplexity of the pooled log-likelihood), the parser's LAS/UAS as the word-weighted
 mean over the folds' test blocks. Each pooled file keeps every fold's own figures under
-``per_fold``. The metrics files of ``metrics/<treebank>/`` (``*.json`` and ``restore/``) are
+``per_fold``. A fold's test files and predictions are read from ``metrics/<fold>/kept/``
+(committed; written by ``keep-fold``, scripts/keep_fold.py, at the end of each fold), so folds
+run in different clones or sessions pool together without their ``training/`` folders.
+The metrics files of ``metrics/<treebank>/`` (``*.json`` and ``restore/``) are
 rewritten whole, so they hold only the pooled result; other subfolders (e.g. ``earlier/``,
 records of earlier runs) are left alone.
 A system missing from some fold, or predictions that do not match their fold's test
@@ -37,6 +40,13 @@ from results_table import read_json_object, read_systems  # scripts/ is on sys.p
 def fold_name(treebank: str, fold: int) -> str:
     """The treebank name a fold runs under (scripts/reproduce.py uses the same)."""
     return f"{treebank}_cv{fold}"
+
+
+def kept_paths(metrics: Path, fold: str) -> Dict[str, Path]:
+    """Where ``keep-fold`` keeps fold ``fold``'s test files and predictions (``predictions/<file name>``)."""
+    kept = metrics / fold / "kept"
+    return {"dir": kept, "punct": kept / "test.conllu", "depunct": kept / "test.depunct.conllu",
+            "predictions": kept / "predictions"}
 
 
 def _concat(paths: List[Path], dest: Path) -> None:
@@ -75,9 +85,10 @@ def pool(treebank: str, k: int, metrics: Path, corpus: Path, training: Path) -> 
     if k < 3:  # as spacy_punctgen convert: each fold needs a test, a dev and a training block
         raise ValueError(f"--cv-folds must be at least 3, got {k}")
     names = [fold_name(treebank, j) for j in range(k)]
-    missing = [n for n in names if not (metrics / n).is_dir() or not (corpus / n / "punct" / "test.conllu").is_file()]
+    kept = {n: kept_paths(metrics, n) for n in names}
+    missing = [n for n in names if not kept[n]["punct"].is_file() or not kept[n]["depunct"].is_file()]
     if missing:
-        raise ValueError(f"folds not run yet (no metrics/<fold>/ or corpus/<fold>/punct/test.conllu): {missing}")
+        raise ValueError(f"folds not run and kept yet (no metrics/<fold>/kept/, written by keep-fold): {missing}")
     fold_systems = [read_systems(metrics / n) for n in names]
     systems = sorted(set().union(*fold_systems))
     incomplete = {s: [n for n, fs in zip(names, fold_systems) if s not in fs] for s in systems}
@@ -87,13 +98,13 @@ def pool(treebank: str, k: int, metrics: Path, corpus: Path, training: Path) -> 
     if not systems:
         raise ValueError(f"no system metrics in {metrics / names[0]}")
 
-    golds = [gold_slots(preprocess_file(corpus / n / "punct" / "test.conllu")[0]) for n in names]
+    golds = [gold_slots(preprocess_file(kept[n]["punct"])[0]) for n in names]
     parsers = []
     for n in names:
         path = metrics / n / "parser_depunct.json"
         scores = read_json_object(path) if path.is_file() else {}
         parsers.append({"las": scores.get("dep_las"), "uas": scores.get("dep_uas"),
-                        "words": sum(len(s.forms) for s in read_conllu(corpus / n / "depunct" / "test.conllu"))})
+                        "words": sum(len(s.forms) for s in read_conllu(kept[n]["depunct"]))})
     words = [p["words"] for p in parsers]
 
     # read and check everything before writing anything
@@ -102,9 +113,10 @@ def pool(treebank: str, k: int, metrics: Path, corpus: Path, training: Path) -> 
         per_fold = [fs[system] for fs in fold_systems]
         preds = {}
         for trees in ("gold", "parsed"):
-            paths = [m.get(f"predictions_{trees}") for m in per_fold]
-            if not all(paths):
+            recorded = [m.get(f"predictions_{trees}") for m in per_fold]
+            if not all(recorded):
                 continue
+            paths = [kept[n]["predictions"] / Path(r).name for n, r in zip(names, recorded)]
             records = []
             for n, path, gold in zip(names, paths, golds):
                 recs = read_predictions(path)
@@ -121,7 +133,7 @@ def pool(treebank: str, k: int, metrics: Path, corpus: Path, training: Path) -> 
     if (out_metrics / "restore").is_dir():
         shutil.rmtree(out_metrics / "restore")
     test = corpus / treebank / "punct" / "test.conllu"
-    _concat([corpus / n / "punct" / "test.conllu" for n in names], test)
+    _concat([kept[n]["punct"] for n in names], test)
     all_gold = [s for g in golds for s in g]
     protocol = f"{k}-fold cv"
     las, uas = _weighted([p["las"] for p in parsers], words), _weighted([p["uas"] for p in parsers], words)
@@ -138,7 +150,7 @@ def pool(treebank: str, k: int, metrics: Path, corpus: Path, training: Path) -> 
             slots = slots_of([r for recs in records for r in recs])
             report = restoration_report(all_gold, slots)
             dest = training / treebank / "predictions" / f"{system}_{trees}.jsonl"
-            _concat([Path(p) for p in paths], dest)
+            _concat(paths, dest)
             result.update({f"aed_{trees}": report["aed"], f"comma_f1_{trees}": report["comma"]["f1"],
                            f"edits_{trees}": report["edits"], f"predictions_{trees}": str(dest)})
             result["n_slots"] = report["n_slots"]

@@ -9,8 +9,11 @@ each treebank this runs, with ``spacy project run``: the workflows ``all``,
 ``baselines`` and ``jackknife``; ``train-parser-seed`` and ``parse-test-seed`` for each
 seed; ``evaluate-mixture``; the workflow ``degraded`` for each fraction and ``plot-aed-las``;
 and finally ``results-table`` once. A treebank with protocol ``cv`` (cross-validation) runs
-those steps once per fold, as the treebank ``<name>_cv<k>`` with ``cv_fold`` k, and then
-``pool-folds``, which pools the folds' test predictions into ``metrics/<name>/``. Every command and its exit status go to
+those steps once per fold, as the treebank ``<name>_cv<k>`` with ``cv_fold`` k, then
+``keep-fold`` (the fold's test files and predictions kept in the committed
+``metrics/<name>_cv<k>/kept/``), and then ``pool-folds``, which pools the kept folds into
+``metrics/<name>/``. ``--folds`` runs some folds only; ``pool-folds`` still runs when every
+other fold is kept already (by an earlier session or another clone, and committed). Every command and its exit status go to
 ``training/reproduce.log``; the first failure stops the run.
 
 Resuming: spaCy's lock file keeps one entry per command name, so after another treebank
@@ -38,7 +41,7 @@ from typing import Dict, List, Optional, Set, Tuple
 
 import srsly
 
-from pool_folds import fold_name  # scripts/ is on sys.path when a script runs
+from pool_folds import fold_name, kept_paths  # scripts/ is on sys.path when a script runs
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -121,14 +124,15 @@ def _vars(values: dict) -> List[str]:
     return out
 
 
-def commands(name: str, entry: dict, ud_root: Path, folds: Optional[List[int]] = None) -> List[Tuple[str, List[str]]]:
+def commands(name: str, entry: dict, ud_root: Path, folds: Optional[List[int]] = None,
+             metrics: Path = ROOT / "metrics") -> List[Tuple[str, List[str]]]:
     """``(label, argv)`` of every ``spacy project run`` for one treebank, in order.
 
     With protocol ``cv``, each fold runs every step under the name ``<name>_cv<k>`` (its own
-    corpus/, training/ and metrics/ folders), and ``pool-folds`` then pools them as ``name``.
-    ``folds`` restricts that to some folds (several clones can share the work; copy their
-    ``*_cv<k>`` folders together, then run ``pool-folds``): ``pool-folds`` is then left out
-    unless every fold is listed.
+    corpus/, training/ and metrics/ folders) and then ``keep-fold``; ``pool-folds`` then pools
+    them as ``name``. ``folds`` restricts that to some folds (several clones or sessions can
+    share the work): ``pool-folds`` is then left out unless every fold not listed is kept
+    already (``metrics/<name>_cv<k>/kept/``, ``pool_folds.kept_paths``).
     """
     # relative to the project when it can be, as the lock file then is
     ud_dir = os.path.relpath(ud_root / name, ROOT) if ud_root.is_absolute() else str(ud_root / name)
@@ -142,8 +146,11 @@ def commands(name: str, entry: dict, ud_root: Path, folds: Optional[List[int]] =
     out = []
     for fold in chosen:
         fold_tb = fold_name(name, fold)
-        out += _treebank_commands(fold_tb, {**base, "treebank": fold_tb, "cv_fold": fold}, entry)
-    if chosen == list(range(k)):
+        values = {**base, "treebank": fold_tb, "cv_fold": fold}
+        out += _treebank_commands(fold_tb, values, entry)
+        out.append((f"{fold_tb}: keep-fold", _run("keep-fold", values)))
+    kept = lambda j: kept_paths(metrics, fold_name(name, j))["punct"].is_file()  # noqa: E731
+    if all(j in chosen or kept(j) for j in range(k)):
         out.append((f"{name}: pool-folds", _run("pool-folds", base)))
     return out
 
@@ -176,6 +183,8 @@ def main(argv=None) -> int:
     p.add_argument("--folds", default="",
                    help="comma-separated folds of the cross-validated (protocol cv) treebanks to run "
                         "(default: all, then pool-folds; with a subset, pool-folds is left out)")
+    p.add_argument("--metrics", type=Path, default=ROOT / "metrics",
+                   help="the project's metrics folder, where kept folds are looked for (for tests)")
     p.add_argument("--dry-run", action="store_true", help="print the commands, run nothing")
     p.add_argument("--log", type=Path, default=ROOT / "training" / "reproduce.log")
     p.add_argument("--done", type=Path, default=ROOT / "training" / "reproduce.done",
@@ -196,7 +205,7 @@ def main(argv=None) -> int:
         return 1
     try:
         folds = [int(f) for f in args.folds.split(",") if f.strip()] or None
-        steps = [c for n in names for c in commands(n, plan[n], args.ud_root, folds)]
+        steps = [c for n in names for c in commands(n, plan[n], args.ud_root, folds, args.metrics)]
     except ValueError as e:
         print(f"reproduce: {e}", file=sys.stderr)
         return 1

@@ -85,8 +85,8 @@ def test_dry_run_prints_every_command_and_the_table(rp, capsys):
     out = capsys.readouterr().out.splitlines()
     labels = [line[2:] for line in out if line.startswith("# ")]
     assert labels[0] == "cs_cltt_cv0: all" and labels[-1] == "results-table"
-    assert labels.index("cs_cltt_cv9: evaluate-mixture") + 1 == labels.index("cs_cltt: pool-folds") \
-        == labels.index("fr_sequoia: all") - 1
+    assert labels.index("cs_cltt_cv9: evaluate-mixture") + 2 == labels.index("cs_cltt_cv9: keep-fold") + 1 \
+        == labels.index("cs_cltt: pool-folds") == labels.index("fr_sequoia: all") - 1
     assert "fr_sequoia: jackknife" in labels and not any("fr_sequoia: evaluate-mixture" in x for x in labels)
     commands = [shlex.split(line) for line in out if not line.startswith("# ")]
     assert len(commands) == len(labels) and all(c[1:5] == ["-m", "spacy", "project", "run"] for c in commands)
@@ -142,7 +142,8 @@ def test_cross_validated_treebank_runs_every_fold_then_pools(rp):
     entry = {"vars": {"lang": "cs", "protocol": "cv", "cv_folds": 3}, "seeds": [1], "degraded": []}
     cmds = rp.commands("cs_cltt", entry, Path("../shared/ud"))
     labels = [label for label, _ in cmds]
-    per_fold = ["all", "baselines", "jackknife", "train-parser-seed 1", "parse-test-seed 1", "evaluate-mixture"]
+    per_fold = ["all", "baselines", "jackknife", "train-parser-seed 1", "parse-test-seed 1", "evaluate-mixture",
+                "keep-fold"]
     assert labels == [f"cs_cltt_cv{k}: {s}" for k in range(3) for s in per_fold] + ["cs_cltt: pool-folds"]
     for label, argv in cmds:
         opts = dict(zip(argv[7::2], argv[8::2]))
@@ -165,15 +166,23 @@ def test_bad_cross_validation_plans(rp, tmp_path, text, message):
         rp.load_plan(f)
 
 
-def test_some_folds_only_and_no_pooling(rp, capsys):
+def test_some_folds_only_and_no_pooling(rp, capsys, tmp_path):
     entry = {"vars": {"lang": "cs", "protocol": "cv", "cv_folds": 4}, "seeds": [], "degraded": []}
-    labels = [label for label, _ in rp.commands("cs_cltt", entry, Path("../shared/ud"), folds=[3, 2])]
-    assert labels == [f"cs_cltt_cv{k}: {s}" for k in (2, 3) for s in ("all", "baselines", "jackknife")]
-    every = [label for label, _ in rp.commands("cs_cltt", entry, Path("../shared/ud"), folds=[0, 1, 2, 3])]
-    assert every[-1] == "cs_cltt: pool-folds"
+    some = lambda folds: [label for label, _ in rp.commands("cs_cltt", entry, Path("../shared/ud"), folds,  # noqa: E731
+                                                            metrics=tmp_path)]
+    assert some([3, 2]) == [f"cs_cltt_cv{k}: {s}" for k in (2, 3) for s in ("all", "baselines", "jackknife", "keep-fold")]
+    assert some([0, 1, 2, 3])[-1] == "cs_cltt: pool-folds"
     with pytest.raises(ValueError, match="folds 0..3"):
         rp.commands("cs_cltt", entry, Path("../shared/ud"), folds=[4])
-    assert rp.main(["--dry-run", "--only", "cs_cltt", "--folds", "5,6,7,8,9"]) == 0
+    # folds kept before (committed by another clone or session) count as run: then pool-folds
+    for k in (0, 1):
+        kept = tmp_path / f"cs_cltt_cv{k}" / "kept"
+        kept.mkdir(parents=True)
+        (kept / "test.conllu").write_text("")
+    assert some([3, 2])[-1] == "cs_cltt: pool-folds" and "cs_cltt_cv0: all" not in some([3, 2])
+    (tmp_path / "cs_cltt_cv1" / "kept" / "test.conllu").unlink()
+    assert some([3, 2])[-1] == "cs_cltt_cv3: keep-fold"
+    assert rp.main(["--dry-run", "--only", "cs_cltt", "--folds", "5,6,7,8,9", "--metrics", str(tmp_path)]) == 0
     out = [line[2:] for line in capsys.readouterr().out.splitlines() if line.startswith("# ")]
     assert out[0] == "cs_cltt_cv5: all" and not any("pool-folds" in x or "_cv4:" in x for x in out)
     assert rp.main(["--dry-run", "--only", "cs_cltt", "--folds", "12"]) == 1
