@@ -16,6 +16,15 @@ those steps once per fold, as the treebank ``<name>_cv<k>`` with ``cv_fold`` k, 
 other fold is kept already (by an earlier session or another clone, and committed). Every command and its exit status go to
 ``training/reproduce.log``; the first failure stops the run.
 
+Sharing one treebank between two processes (``--skip``): after ``all``, the steps
+``baselines``, ``jackknife`` and the seed parsers read only what ``all`` wrote and write
+disjoint files, so one process can run ``--skip jackknife,train-parser-seed,parse-test-seed,
+evaluate-mixture,keep-fold,pool-folds,results-table`` while a second, started once ``all`` is
+done, runs ``--skip baselines,keep-fold,pool-folds,results-table``; a last run with no
+``--skip`` then finds every step done and runs the rest. (weasel writes ``project.lock``
+in place, so two steps ending at the same instant could clash; the driver then stops at that
+step, and running it again resumes there.)
+
 Resuming: spaCy's lock file keeps one entry per command name, so after another treebank
 has run, every command of the first would look changed and run again. So each command line
 that exits 0 is also written to ``training/reproduce.done``, and a later run skips the
@@ -185,6 +194,9 @@ def main(argv=None) -> int:
                         "(default: all, then pool-folds; with a subset, pool-folds is left out)")
     p.add_argument("--metrics", type=Path, default=ROOT / "metrics",
                    help="the project's metrics folder, where kept folds are looked for (for tests)")
+    p.add_argument("--skip", default="",
+                   help="comma-separated steps (workflow or command names, e.g. baselines) to leave out of this "
+                        "run, so that two processes can share one treebank's independent steps")
     p.add_argument("--dry-run", action="store_true", help="print the commands, run nothing")
     p.add_argument("--log", type=Path, default=ROOT / "training" / "reproduce.log")
     p.add_argument("--done", type=Path, default=ROOT / "training" / "reproduce.done",
@@ -210,6 +222,15 @@ def main(argv=None) -> int:
         print(f"reproduce: {e}", file=sys.stderr)
         return 1
     steps.append(("results-table", [sys.executable, "-m", "spacy", "project", "run", "results-table", str(ROOT)]))
+    skip = {x.strip() for x in args.skip.split(",") if x.strip()}
+    if skip:
+        project = srsly.read_yaml(ROOT / "project.yml")
+        known = set(project.get("workflows") or {}) | {c["name"] for c in project.get("commands") or []}
+        if skip - known:
+            print(f"reproduce: --skip: {sorted(skip - known)} are not workflows or commands of project.yml",
+                  file=sys.stderr)
+            return 1
+    steps = [(label, cmd) for label, cmd in steps if cmd[5] not in skip]
     if args.dry_run:
         for label, cmd in steps:
             print(f"# {label}\n{' '.join(cmd)}")

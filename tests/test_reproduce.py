@@ -229,3 +229,17 @@ def test_changing_one_var_reruns_only_the_steps_that_read_it(rp, tmp_path, monke
     with (tmp_path / "done").open("a") as f:
         f.write("garbage\n")
     assert rp.main(opts + ["--config", str(config)]) == 1
+
+
+def test_skip_leaves_out_named_steps(rp, capsys, tmp_path):
+    """--skip lets two processes share a treebank's independent steps; unknown names are errors."""
+    base = ["--dry-run", "--only", "cs_cltt", "--folds", "2", "--metrics", str(tmp_path)]
+    assert rp.main([*base, "--skip", "jackknife,train-parser-seed,parse-test-seed,evaluate-mixture,keep-fold,"
+                                     "pool-folds,results-table"]) == 0
+    out = [line[2:] for line in capsys.readouterr().out.splitlines() if line.startswith("# ")]
+    assert out == ["cs_cltt_cv2: all", "cs_cltt_cv2: baselines"]
+    assert rp.main([*base, "--skip", "all,baselines,keep-fold,results-table"]) == 0
+    out = [line[2:] for line in capsys.readouterr().out.splitlines() if line.startswith("# ")]
+    assert out[0] == "cs_cltt_cv2: jackknife" and out[-1] == "cs_cltt_cv2: evaluate-mixture"
+    assert rp.main([*base, "--skip", "baseline"]) == 1
+    assert "--skip: ['baseline'] are not workflows or commands of project.yml" in capsys.readouterr().err
