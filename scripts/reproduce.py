@@ -20,7 +20,7 @@ Sharing one treebank between two processes (``--skip``): after ``all``, the step
 ``baselines``, ``jackknife`` and the seed parsers read only what ``all`` wrote and write
 disjoint files, so one process can run ``--skip jackknife,train-parser-seed,parse-test-seed,
 evaluate-mixture,keep-fold,pool-folds,results-table`` while a second, started once ``all`` is
-done, runs ``--skip baselines,keep-fold,pool-folds,results-table``; a last run with no
+done, runs ``--skip all,baselines,keep-fold,pool-folds,results-table``; a last run with no
 ``--skip`` then finds every step done and runs the rest. (weasel writes ``project.lock``
 in place, so two steps ending at the same instant could clash; the driver then stops at that
 step, and running it again resumes there.)
