@@ -32,7 +32,8 @@ lines listed there (``--force`` runs everything). A step counts as done when a l
 runs the same step in the same project with the same values of the vars that step reads
 (``${vars.X}`` in its commands' script, deps and outputs in project.yml, and in the defaults
 of those vars): changing one var of a treebank, e.g. a baseline's grid, reruns only the steps
-that read it. Rerunning a step would not be free even where nothing changed: the lock's one
+that read it. ``keep-fold``, ``pool-folds`` and ``results-table`` (``ALWAYS_RUN``) run every
+time: they are cheap, and they must collect what a rerun step wrote. Rerunning a step would not be free even where nothing changed: the lock's one
 entry per command name remembers only the last seed parser, so the others would retrain.
 """
 from __future__ import annotations
@@ -84,6 +85,10 @@ def load_plan(path: Path) -> Dict[str, dict]:
         plan[name] = {"vars": tb_vars, "seeds": seeds, "degraded": degraded}
     return plan
 
+
+# Cheap steps that collect what earlier steps wrote: run every time, since an earlier step may
+# have rerun (a baseline's grid changed) while their own vars stayed the same.
+ALWAYS_RUN = {"keep-fold", "pool-folds", "results-table"}
 
 _VAR = re.compile(r"\$\{vars\.([A-Za-z0-9_]+)\}")
 
@@ -246,7 +251,7 @@ def main(argv=None) -> int:
     with args.log.open("a", encoding="utf-8") as log:
         for label, cmd in steps:
             line = shlex.join(cmd[1:])  # without the interpreter's path
-            if label != "results-table" and signature(line, project) in done:
+            if cmd[5] not in ALWAYS_RUN and signature(line, project) in done:
                 print(f"{label}: done before, skipped", flush=True)
                 continue
             start = time.time()

@@ -243,3 +243,18 @@ def test_skip_leaves_out_named_steps(rp, capsys, tmp_path):
     assert out[0] == "cs_cltt_cv2: jackknife" and out[-1] == "cs_cltt_cv2: evaluate-mixture"
     assert rp.main([*base, "--skip", "baseline"]) == 1
     assert "--skip: ['baseline'] are not workflows or commands of project.yml" in capsys.readouterr().err
+
+
+def test_a_rerun_step_is_collected_again_by_keep_fold(rp, tmp_path, monkeypatch):
+    """keep-fold (and pool-folds, results-table) read no var that changes, so they always run."""
+    (tmp_path / "ud" / "cs_cltt").mkdir(parents=True)
+    calls = []
+    monkeypatch.setattr(rp.subprocess, "call", lambda cmd, cwd, stdout, stderr: calls.append(cmd[5]) or 0)
+    opts = ["--ud-root", str(tmp_path / "ud"), "--log", str(tmp_path / "log"), "--done", str(tmp_path / "done"),
+            "--metrics", str(tmp_path / "metrics"), "--folds", "1", "--config", str(tmp_path / "t.yml")]
+    plan = "treebanks:\n  cs_cltt: {vars: {lang: cs, protocol: cv, cv_folds: 3, crf_lexical_tune: '%s'}}\n"
+    (tmp_path / "t.yml").write_text(plan % "c2=1.0")
+    assert rp.main(opts) == 0 and calls == ["all", "baselines", "jackknife", "keep-fold", "results-table"]
+    calls.clear()
+    (tmp_path / "t.yml").write_text(plan % "c2=1.0,3.0")
+    assert rp.main(opts) == 0 and calls == ["baselines", "keep-fold", "results-table"]
