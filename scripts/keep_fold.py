@@ -20,7 +20,7 @@ import shutil
 import sys
 from pathlib import Path
 
-from pool_folds import kept_paths  # scripts/ is on sys.path when a script runs
+from pool_folds import check_plain_name, kept_paths  # scripts/ is on sys.path when a script runs
 from results_table import read_systems
 
 
@@ -29,8 +29,7 @@ def keep(fold: str, metrics: Path, corpus: Path) -> dict:
     from spacy_punctgen.predictions import read_predictions
     from spacy_punctgen.preprocess import preprocess_file
 
-    if not fold or Path(fold).name != fold or fold in (".", ".."):
-        raise ValueError(f"the fold must be a plain folder name, got {fold!r}")
+    check_plain_name(fold, "fold")
     folder = metrics / fold
     systems = read_systems(folder) if folder.is_dir() else {}
     if not systems:

@@ -42,6 +42,12 @@ def fold_name(treebank: str, fold: int) -> str:
     return f"{treebank}_cv{fold}"
 
 
+def check_plain_name(name: str, what: str) -> None:
+    """Refuse a treebank or fold name that is not one folder name (it becomes ``metrics/<name>``)."""
+    if not name or Path(name).name != name or name in (".", ".."):
+        raise ValueError(f"the {what} must be a plain folder name, got {name!r}")
+
+
 def kept_paths(metrics: Path, fold: str) -> Dict[str, Path]:
     """Where ``keep-fold`` keeps fold ``fold``'s test files and predictions (``predictions/<file name>``)."""
     kept = metrics / fold / "kept"
@@ -80,8 +86,7 @@ def pool(treebank: str, k: int, metrics: Path, corpus: Path, training: Path) -> 
     from spacy_punctgen.predictions import read_predictions, slots_of
     from spacy_punctgen.preprocess import preprocess_file
 
-    if not treebank or Path(treebank).name != treebank or treebank in (".", ".."):
-        raise ValueError(f"the treebank must be a plain folder name, got {treebank!r}")
+    check_plain_name(treebank, "treebank")
     if k < 3:  # as spacy_punctgen convert: each fold needs a test, a dev and a training block
         raise ValueError(f"--cv-folds must be at least 3, got {k}")
     names = [fold_name(treebank, j) for j in range(k)]

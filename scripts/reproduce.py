@@ -196,7 +196,8 @@ def main(argv=None) -> int:
     p.add_argument("--only", default="", help="comma-separated treebanks (default: all of the config)")
     p.add_argument("--folds", default="",
                    help="comma-separated folds of the cross-validated (protocol cv) treebanks to run "
-                        "(default: all, then pool-folds; with a subset, pool-folds is left out)")
+                        "(default: all, then pool-folds; with a subset, pool-folds runs only when every "
+                        "other fold is already kept in --metrics)")
     p.add_argument("--metrics", type=Path, default=ROOT / "metrics",
                    help="the project's metrics folder, where kept folds are looked for (for tests)")
     p.add_argument("--skip", default="",
@@ -228,8 +229,12 @@ def main(argv=None) -> int:
         return 1
     steps.append(("results-table", [sys.executable, "-m", "spacy", "project", "run", "results-table", str(ROOT)]))
     skip = {x.strip() for x in args.skip.split(",") if x.strip()}
-    if skip:
+    try:
         project = srsly.read_yaml(ROOT / "project.yml")
+    except (ValueError, OSError) as e:
+        print(f"reproduce: project.yml: {e}", file=sys.stderr)
+        return 1
+    if skip:
         known = set(project.get("workflows") or {}) | {c["name"] for c in project.get("commands") or []}
         if skip - known:
             print(f"reproduce: --skip: {sorted(skip - known)} are not workflows or commands of project.yml",
@@ -242,7 +247,6 @@ def main(argv=None) -> int:
         return 0
     args.log.parent.mkdir(parents=True, exist_ok=True)
     try:
-        project = srsly.read_yaml(ROOT / "project.yml")
         lines = [] if args.force or not args.done.exists() else args.done.read_text(encoding="utf-8").splitlines()
         done = {signature(line, project) for line in lines if line.strip()} - {None}
     except (ValueError, OSError) as e:
