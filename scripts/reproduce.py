@@ -11,7 +11,8 @@ seed; ``evaluate-mixture``; the workflow ``degraded`` for each fraction and ``pl
 and finally ``results-table`` once. A treebank with protocol ``cv`` (cross-validation) runs
 those steps once per fold, as the treebank ``<name>_cv<k>`` with ``cv_fold`` k, then
 ``keep-fold`` (the fold's test files and predictions kept in the committed
-``metrics/<name>_cv<k>/kept/``), and then ``pool-folds``, which pools the kept folds into
+``metrics/<name>_cv<k>/kept/``), then ``fold-table`` (the kept folds so far, in
+``results/folds_<name>.md``), and then ``pool-folds``, which pools the kept folds into
 ``metrics/<name>/``. ``--folds`` runs some folds only; ``pool-folds`` still runs when every
 other fold is kept already (by an earlier session or another clone, and committed). Every command and its exit status go to
 ``training/reproduce.log``; the first failure stops the run.
@@ -19,8 +20,8 @@ other fold is kept already (by an earlier session or another clone, and committe
 Sharing one treebank between two processes (``--skip``): after ``all``, the steps
 ``baselines``, ``jackknife`` and the seed parsers read only what ``all`` wrote and write
 disjoint files, so one process can run ``--skip jackknife,train-parser-seed,parse-test-seed,
-evaluate-mixture,keep-fold,pool-folds,results-table`` while a second, started once ``all`` is
-done, runs ``--skip all,baselines,keep-fold,pool-folds,results-table``; a last run with no
+evaluate-mixture,keep-fold,fold-table,pool-folds,results-table`` while a second, started once ``all``
+is done, runs ``--skip all,baselines,keep-fold,fold-table,pool-folds,results-table``; a last run with no
 ``--skip`` then finds every step done and runs the rest. (weasel writes ``project.lock``
 in place, so two steps ending at the same instant could clash; the driver then stops at that
 step, and running it again resumes there.)
@@ -32,7 +33,7 @@ lines listed there (``--force`` runs everything). A step counts as done when a l
 runs the same step in the same project with the same values of the vars that step reads
 (``${vars.X}`` in its commands' script, deps and outputs in project.yml, and in the defaults
 of those vars): changing one var of a treebank, e.g. a baseline's grid, reruns only the steps
-that read it. ``keep-fold``, ``pool-folds`` and ``results-table`` (``ALWAYS_RUN``) run every
+that read it. ``keep-fold``, ``fold-table``, ``pool-folds`` and ``results-table`` (``ALWAYS_RUN``) run every
 time: they are cheap, and they must collect what a rerun step wrote. Rerunning a step would not be free even where nothing changed: the lock's one
 entry per command name remembers only the last seed parser, so the others would retrain.
 """
@@ -88,7 +89,7 @@ def load_plan(path: Path) -> Dict[str, dict]:
 
 # Cheap steps that collect what earlier steps wrote: run every time, since an earlier step may
 # have rerun (a baseline's grid changed) while their own vars stayed the same.
-ALWAYS_RUN = {"keep-fold", "pool-folds", "results-table"}
+ALWAYS_RUN = {"keep-fold", "fold-table", "pool-folds", "results-table"}
 
 _VAR = re.compile(r"\$\{vars\.([A-Za-z0-9_]+)\}")
 
@@ -143,8 +144,8 @@ def commands(name: str, entry: dict, ud_root: Path, folds: Optional[List[int]] =
     """``(label, argv)`` of every ``spacy project run`` for one treebank, in order.
 
     With protocol ``cv``, each fold runs every step under the name ``<name>_cv<k>`` (its own
-    corpus/, training/ and metrics/ folders) and then ``keep-fold``; ``pool-folds`` then pools
-    them as ``name``. ``folds`` restricts that to some folds (several clones or sessions can
+    corpus/, training/ and metrics/ folders) and then ``keep-fold``; ``fold-table`` then
+    tabulates the folds kept so far, and ``pool-folds`` pools them as ``name``. ``folds`` restricts that to some folds (several clones or sessions can
     share the work): ``pool-folds`` is then left out unless every fold not listed is kept
     already (``metrics/<name>_cv<k>/kept/``, ``pool_folds.kept_paths``).
     """
@@ -164,6 +165,7 @@ def commands(name: str, entry: dict, ud_root: Path, folds: Optional[List[int]] =
         out += _treebank_commands(fold_tb, values, entry)
         out.append((f"{fold_tb}: keep-fold", _run("keep-fold", values)))
     kept = lambda j: kept_paths(metrics, fold_name(name, j))["punct"].is_file()  # noqa: E731
+    out.append((f"{name}: fold-table", _run("fold-table", base)))
     if all(j in chosen or kept(j) for j in range(k)):
         out.append((f"{name}: pool-folds", _run("pool-folds", base)))
     return out

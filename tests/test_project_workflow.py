@@ -25,7 +25,7 @@ WORKFLOWS = {
     "jackknife": ["jackknife-parse", "train-on-parsed", "evaluate-on-parsed"],
     "baselines": [f"baseline-{s}" for s in ("trivial", "crf_lexical", "crf_tagger", "attn_tagger", "spacy_tagger")],
     "fold": ["keep-fold"],
-    "cross-validation": ["pool-folds"],
+    "cross-validation": ["fold-table", "pool-folds"],
     "results": ["results-table", "plot-aed-las"],
     "benchmarks": ["bench"],
 }
@@ -81,7 +81,7 @@ def test_every_dep_is_an_earlier_output_or_an_input(vars_):
         for dep in cmd.get("deps", []):
             ok = (any(_under(dep, out) for out in produced) or _under(dep, ud_dir)
                   # the folder every system writes into
-                  or (name in ("results-table", "pool-folds") and dep == "metrics")
+                  or (name in ("results-table", "fold-table", "pool-folds") and dep == "metrics")
                   or (name == "keep-fold" and dep == f"metrics/{config['vars']['treebank']}")
                   or (dep.split("/")[0] in ("configs", "scripts") and (ROOT / dep).is_file()))
             assert ok, f"{name}: dep {dep} is neither produced earlier, nor under {ud_dir}, nor a repo file"

@@ -85,8 +85,9 @@ def test_dry_run_prints_every_command_and_the_table(rp, capsys):
     out = capsys.readouterr().out.splitlines()
     labels = [line[2:] for line in out if line.startswith("# ")]
     assert labels[0] == "cs_cltt_cv0: all" and labels[-1] == "results-table"
-    assert labels.index("cs_cltt_cv9: evaluate-mixture") + 2 == labels.index("cs_cltt_cv9: keep-fold") + 1 \
-        == labels.index("cs_cltt: pool-folds") == labels.index("fr_sequoia: all") - 1
+    assert labels.index("cs_cltt_cv9: evaluate-mixture") + 3 == labels.index("cs_cltt_cv9: keep-fold") + 2 \
+        == labels.index("cs_cltt: fold-table") + 1 == labels.index("cs_cltt: pool-folds") \
+        == labels.index("fr_sequoia: all") - 1
     assert "fr_sequoia: jackknife" in labels and not any("fr_sequoia: evaluate-mixture" in x for x in labels)
     commands = [shlex.split(line) for line in out if not line.startswith("# ")]
     assert len(commands) == len(labels) and all(c[1:5] == ["-m", "spacy", "project", "run"] for c in commands)
@@ -144,12 +145,14 @@ def test_cross_validated_treebank_runs_every_fold_then_pools(rp):
     labels = [label for label, _ in cmds]
     per_fold = ["all", "baselines", "jackknife", "train-parser-seed 1", "parse-test-seed 1", "evaluate-mixture",
                 "keep-fold"]
-    assert labels == [f"cs_cltt_cv{k}: {s}" for k in range(3) for s in per_fold] + ["cs_cltt: pool-folds"]
+    assert labels == [f"cs_cltt_cv{k}: {s}" for k in range(3) for s in per_fold] + ["cs_cltt: fold-table",
+                                                                                   "cs_cltt: pool-folds"]
     for label, argv in cmds:
         opts = dict(zip(argv[7::2], argv[8::2]))
         assert opts["--vars.ud_dir"] == "../shared/ud/cs_cltt" and opts["--vars.protocol"] == "cv"
-        if label.endswith("pool-folds"):
-            assert argv[5] == "pool-folds" and opts["--vars.treebank"] == "cs_cltt" and opts["--vars.cv_folds"] == "3"
+        if label.startswith("cs_cltt:"):
+            step = label.split(": ")[1]
+            assert argv[5] == step and opts["--vars.treebank"] == "cs_cltt" and opts["--vars.cv_folds"] == "3"
         else:
             k = label.split(":")[0][-1]
             assert opts["--vars.treebank"] == f"cs_cltt_cv{k}" and opts["--vars.cv_fold"] == k
@@ -170,7 +173,8 @@ def test_some_folds_only_and_no_pooling(rp, capsys, tmp_path):
     entry = {"vars": {"lang": "cs", "protocol": "cv", "cv_folds": 4}, "seeds": [], "degraded": []}
     some = lambda folds: [label for label, _ in rp.commands("cs_cltt", entry, Path("../shared/ud"), folds,  # noqa: E731
                                                             metrics=tmp_path)]
-    assert some([3, 2]) == [f"cs_cltt_cv{k}: {s}" for k in (2, 3) for s in ("all", "baselines", "jackknife", "keep-fold")]
+    assert some([3, 2]) == [f"cs_cltt_cv{k}: {s}" for k in (2, 3) for s in ("all", "baselines", "jackknife", "keep-fold")] \
+        + ["cs_cltt: fold-table"]  # the folds kept so far, even when they cannot be pooled yet
     assert some([0, 1, 2, 3])[-1] == "cs_cltt: pool-folds"
     with pytest.raises(ValueError, match="folds 0..3"):
         rp.commands("cs_cltt", entry, Path("../shared/ud"), folds=[4])
@@ -181,7 +185,7 @@ def test_some_folds_only_and_no_pooling(rp, capsys, tmp_path):
         (kept / "test.conllu").write_text("")
     assert some([3, 2])[-1] == "cs_cltt: pool-folds" and "cs_cltt_cv0: all" not in some([3, 2])
     (tmp_path / "cs_cltt_cv1" / "kept" / "test.conllu").unlink()
-    assert some([3, 2])[-1] == "cs_cltt_cv3: keep-fold"
+    assert some([3, 2])[-2:] == ["cs_cltt_cv3: keep-fold", "cs_cltt: fold-table"]
     assert rp.main(["--dry-run", "--only", "cs_cltt", "--folds", "5,6,7,8,9", "--metrics", str(tmp_path)]) == 0
     out = [line[2:] for line in capsys.readouterr().out.splitlines() if line.startswith("# ")]
     assert out[0] == "cs_cltt_cv5: all" and not any("pool-folds" in x or "_cv4:" in x for x in out)
@@ -235,10 +239,10 @@ def test_skip_leaves_out_named_steps(rp, capsys, tmp_path):
     """--skip lets two processes share a treebank's independent steps; unknown names are errors."""
     base = ["--dry-run", "--only", "cs_cltt", "--folds", "2", "--metrics", str(tmp_path)]
     assert rp.main([*base, "--skip", "jackknife,train-parser-seed,parse-test-seed,evaluate-mixture,keep-fold,"
-                                     "pool-folds,results-table"]) == 0
+                                     "fold-table,pool-folds,results-table"]) == 0
     out = [line[2:] for line in capsys.readouterr().out.splitlines() if line.startswith("# ")]
     assert out == ["cs_cltt_cv2: all", "cs_cltt_cv2: baselines"]
-    assert rp.main([*base, "--skip", "all,baselines,keep-fold,results-table"]) == 0
+    assert rp.main([*base, "--skip", "all,baselines,keep-fold,fold-table,results-table"]) == 0
     out = [line[2:] for line in capsys.readouterr().out.splitlines() if line.startswith("# ")]
     assert out[0] == "cs_cltt_cv2: jackknife" and out[-1] == "cs_cltt_cv2: evaluate-mixture"
     assert rp.main([*base, "--skip", "baseline"]) == 1
@@ -246,7 +250,7 @@ def test_skip_leaves_out_named_steps(rp, capsys, tmp_path):
 
 
 def test_a_rerun_step_is_collected_again_by_keep_fold(rp, tmp_path, monkeypatch):
-    """keep-fold (and pool-folds, results-table) read no var that changes, so they always run."""
+    """keep-fold (and fold-table, pool-folds, results-table) read no var that changes, so they always run."""
     (tmp_path / "ud" / "cs_cltt").mkdir(parents=True)
     calls = []
     monkeypatch.setattr(rp.subprocess, "call", lambda cmd, cwd, stdout, stderr: calls.append(cmd[5]) or 0)
@@ -254,7 +258,7 @@ def test_a_rerun_step_is_collected_again_by_keep_fold(rp, tmp_path, monkeypatch)
             "--metrics", str(tmp_path / "metrics"), "--folds", "1", "--config", str(tmp_path / "t.yml")]
     plan = "treebanks:\n  cs_cltt: {vars: {lang: cs, protocol: cv, cv_folds: 3, crf_lexical_tune: '%s'}}\n"
     (tmp_path / "t.yml").write_text(plan % "c2=1.0")
-    assert rp.main(opts) == 0 and calls == ["all", "baselines", "jackknife", "keep-fold", "results-table"]
+    assert rp.main(opts) == 0 and calls == ["all", "baselines", "jackknife", "keep-fold", "fold-table", "results-table"]
     calls.clear()
     (tmp_path / "t.yml").write_text(plan % "c2=1.0,3.0")
-    assert rp.main(opts) == 0 and calls == ["baselines", "keep-fold", "results-table"]
+    assert rp.main(opts) == 0 and calls == ["baselines", "keep-fold", "fold-table", "results-table"]

@@ -1,0 +1,119 @@
+"""The kept folds of a cross-validation so far: test AED per system, one column per fold.
+
+Usage (project.yml ``fold-table``):
+    python scripts/fold_table.py cs_cltt [--metrics metrics] [--output results/folds_cs_cltt.md]
+
+Why: ``pool-folds`` needs every fold, but a 10-fold cross-validation is run a few folds per
+session (``reproduce.py --folds``), and each finished fold is kept in ``metrics/<tb>_cv<k>/``.
+This reads only those committed folders and writes, in Markdown: the parser's test LAS
+(over the kept folds together: weighted by test words, as ``pool-folds`` weights it) and
+each system's test AED on gold and on parsed trees per fold, with the AED over the kept
+folds together (edits over slots, i.e. each fold's AED weighted by its slots: what
+``pool-folds`` will report once these folds are all there are), and the baselines' points
+chosen on dev (``baseline --tune``) per fold. A fold counts once ``keep-fold`` has kept it
+(``metrics/<fold>/kept/test.conllu``); a fold that is run but not kept is left out.
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Dict, List, Optional, Tuple
+
+from pool_folds import check_plain_name, fold_name, kept_paths  # scripts/ is on sys.path
+from results_table import _fmt, _is_punctgen, read_json_object, read_systems
+
+
+def kept_folds(treebank: str, metrics: Path) -> Dict[int, Dict[str, dict]]:
+    """``{k: {system: metrics}}`` for every fold ``<treebank>_cv<k>`` that ``keep-fold`` kept."""
+    check_plain_name(treebank, "treebank")
+    prefix = fold_name(treebank, 0)[:-1]
+    folds = {}
+    for folder in sorted(metrics.glob(f"{prefix}*")):
+        suffix = folder.name[len(prefix):]
+        if folder.is_dir() and suffix.isdigit() and kept_paths(metrics, folder.name)["punct"].is_file():
+            folds[int(suffix)] = read_systems(folder)
+    if not folds:
+        raise ValueError(f"no kept fold of {treebank} in {metrics} (metrics/{prefix}<k>/kept/, written by keep-fold)")
+    return dict(sorted(folds.items()))
+
+
+def _pooled(ms: List[Optional[dict]], key: str) -> Optional[float]:
+    """Edits over slots across folds (each fold's AED times its slots); None if a fold lacks it."""
+    if any(m is None or m.get(key) is None or not m.get("n_slots") for m in ms):
+        return None
+    return sum(m[key] * m["n_slots"] for m in ms) / sum(m["n_slots"] for m in ms)
+
+
+def _parser(metrics: Path, fold: str) -> Tuple[Optional[float], int]:
+    """The fold's parser LAS (``parser_depunct.json``) and its test words (the kept depunctuated test file)."""
+    from spacy_punctgen.conllu_io import read_conllu
+
+    path = metrics / fold / "parser_depunct.json"
+    las = read_json_object(path).get("dep_las") if path.is_file() else None
+    return las, sum(len(s.forms) for s in read_conllu(kept_paths(metrics, fold)["depunct"]))
+
+
+def chosen_point(restore: Path) -> Optional[str]:
+    """The dev-chosen grid point recorded by ``baseline --tune`` in ``restore/<system>_gold.json``."""
+    if not restore.is_file():
+        return None
+    tuning = read_json_object(restore).get("tuning") or []
+    chosen = [t.get("hyper") for t in tuning if isinstance(t, dict) and t.get("chosen")]
+    if len(chosen) != 1 or not isinstance(chosen[0], dict):
+        return None
+    return ", ".join(f"{k} {v}" for k, v in chosen[0].items()) + f" (of {len(tuning)})"
+
+
+def markdown(treebank: str, folds: Dict[int, Dict[str, dict]], metrics: Path) -> str:
+    ks = list(folds)
+    systems = sorted(set().union(*folds.values()), key=lambda s: (not _is_punctgen(s), s))
+    head = "| system | trees | " + " | ".join(f"fold {k}" for k in ks) + " | kept folds together |"
+    rule = "|---|---|" + "---:|" * (len(ks) + 1)
+    parsers = [_parser(metrics, fold_name(treebank, k)) for k in ks]
+    las = None if any(v is None for v, _ in parsers) else sum(v * w for v, w in parsers) / sum(w for _, w in parsers)
+    rows = ["| parser of unpunctuated text | LAS | " + " | ".join(_fmt(v, 3) for v, _ in parsers)
+            + f" | {_fmt(las, 3)} |"]
+    for s in systems:
+        ms = [folds[k].get(s) for k in ks]
+        baseline = not _is_punctgen(s)  # words only: its two columns are equal
+        for trees in (("gold",) if baseline else ("gold", "parsed")):
+            key = f"aed_{trees}"
+            cells = [_fmt(m.get(key) if m else None, 4) for m in ms]
+            rows.append(f"| {s} | {'words' if baseline else trees} | " + " | ".join(cells)
+                        + f" | {_fmt(_pooled(ms, key), 4)} |")
+    n = [max((m.get("n_sentences") or 0) for m in folds[k].values()) for k in ks]
+    out = [f"{treebank}: {len(ks)} kept folds ({', '.join(map(str, ks))}), {sum(n)} test sentences; "
+           "test AED (edits per slot)", "", head, rule, *rows]
+    tuned = [s for s in systems if any(chosen_point(metrics / fold_name(treebank, k) / "restore" / f"{s}_gold.json")
+                                       for k in ks)]
+    if tuned:
+        out += ["", "Baseline points chosen on dev (lowest dev AED of the grid):", "",
+                "| system | " + " | ".join(f"fold {k}" for k in ks) + " |", "|---|" + "---|" * len(ks)]
+        for s in tuned:
+            cells = [_fmt(chosen_point(metrics / fold_name(treebank, k) / "restore" / f"{s}_gold.json")) for k in ks]
+            out.append(f"| {s} | " + " | ".join(cells) + " |")
+    return "\n".join(out) + "\n"
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("treebank", help="the cross-validated treebank, e.g. cs_cltt (its folds are <treebank>_cv<k>)")
+    p.add_argument("--metrics", type=Path, default=Path("metrics"))
+    p.add_argument("--output", type=Path, default=None, help="write the Markdown here (default: stdout)")
+    args = p.parse_args(argv)
+    try:
+        text = markdown(args.treebank, kept_folds(args.treebank, args.metrics), args.metrics)
+    except (OSError, ValueError) as e:
+        print(f"fold_table: {e}", file=sys.stderr)
+        return 1
+    if args.output:
+        args.output.parent.mkdir(parents=True, exist_ok=True)
+        args.output.write_text(text, encoding="utf-8")
+    else:
+        sys.stdout.write(text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

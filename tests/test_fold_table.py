@@ -1,0 +1,78 @@
+"""scripts/fold_table.py: the kept folds of a cross-validation so far, before pool-folds can run."""
+import json
+import shutil
+
+import pytest
+
+from spacy_punctgen.metrics import gold_slots, restoration_report
+from spacy_punctgen.predictions import read_predictions, slots_of
+from script_loader import load_script
+from test_pool_folds import K, _fold
+
+
+def _scored_fold(tmp, j, las):
+    """A kept fold whose metrics hold the AEDs of its own predictions, as the workflow writes them."""
+    gold = gold_slots(_fold(tmp, j, las=las, keep=False))
+    folder = tmp / "metrics" / f"en_x_cv{j}"
+    for path in folder.glob("*.json"):
+        if path.stem.startswith("parser"):
+            continue
+        m = json.loads(path.read_text())
+        report = restoration_report(gold, slots_of(read_predictions(m["predictions_gold"])))
+        m.update(aed_gold=report["aed"], aed_parsed=report["aed"], n_slots=report["n_slots"],
+                 n_sentences=len(gold), parser_las=las)
+        path.write_text(json.dumps(m))
+    restore = folder / "restore"
+    restore.mkdir()
+    tuning = [{"hyper": {"c2": c2}, "dev_aed": 0.1, "chosen": c2 == 0.3 + j} for c2 in (0.3, 1.3, 2.3)]
+    (restore / "trivial_gold.json").write_text(json.dumps({"system": "trivial", "tuning": tuning}))
+    assert load_script("keep_fold").main([f"en_x_cv{j}", "--metrics", str(tmp / "metrics"),
+                                          "--corpus", str(tmp / "corpus")]) == 0
+
+
+def _cells(text, system, trees):
+    line = next(ln for ln in text.splitlines() if ln.startswith(f"| {system} | {trees} |"))
+    return [c.strip() for c in line.strip("|").split("|")[2:]]
+
+
+def test_kept_folds_together_are_what_pool_folds_reports(tmp_path, capsys):
+    ft = load_script("fold_table")
+    las = [0.7, 0.8, 0.9]
+    for j in range(K):
+        _scored_fold(tmp_path, j, las[j])
+    # a fold run but not kept yet is left out, and so is a folder that only looks like a fold
+    (tmp_path / "metrics" / "en_x_cv7").mkdir()
+    shutil.copy(tmp_path / "metrics" / "en_x_cv0" / "trivial.json", tmp_path / "metrics" / "en_x_cv7")
+    (tmp_path / "metrics" / "en_x_cvold" / "kept").mkdir(parents=True)
+    out = tmp_path / "results" / "folds.md"
+    assert ft.main(["en_x", "--metrics", str(tmp_path / "metrics"), "--output", str(out)]) == 0
+    text = out.read_text()
+    assert text.startswith(f"en_x: {K} kept folds (0, 1, 2),")
+
+    pf = load_script("pool_folds")
+    assert pf.main(["en_x", "--cv-folds", str(K), "--metrics", str(tmp_path / "metrics"),
+                    "--corpus", str(tmp_path / "corpus"), "--training", str(tmp_path / "training")]) == 0
+    capsys.readouterr()
+    pooled = {s: json.loads((tmp_path / "metrics" / "en_x" / f"{s}.json").read_text()) for s in ("punctgen", "trivial")}
+    assert pooled["trivial"]["aed_gold"] > 0 and pooled["punctgen"]["aed_gold"] == 0
+    for system, trees in (("trivial", "words"), ("punctgen", "gold"), ("punctgen", "parsed")):
+        cells = _cells(text, system, trees)
+        assert len(cells) == K + 1
+        key = "aed_gold" if trees == "words" else f"aed_{trees}"
+        assert float(cells[-1]) == pytest.approx(pooled[system][key], abs=5e-5)
+        per_fold = [f[key] for f in pooled[system]["per_fold"]]
+        assert [float(c) for c in cells[:-1]] == pytest.approx(per_fold, abs=5e-5)
+    las_cells = _cells(text, "parser of unpunctuated text", "LAS")
+    assert [float(c) for c in las_cells[:-1]] == las
+    assert float(las_cells[-1]) == pytest.approx(pooled["trivial"]["parser_las"], abs=5e-4)
+    assert "| trivial | c2 0.3 (of 3) | c2 1.3 (of 3) | c2 2.3 (of 3) |" in text
+
+
+def test_no_kept_fold_and_bad_names(tmp_path, capsys):
+    ft = load_script("fold_table")
+    _fold(tmp_path, 0, keep=False)  # run but not kept
+    assert ft.main(["en_x", "--metrics", str(tmp_path / "metrics")]) == 1
+    assert "no kept fold of en_x" in capsys.readouterr().err
+    for name in ("", "..", "a/b"):
+        assert ft.main([name, "--metrics", str(tmp_path / "metrics")]) == 1
+        assert "plain folder name" in capsys.readouterr().err
