@@ -10,7 +10,10 @@ This reads only those committed folders and writes, in Markdown: the parser's te
 each system's test AED on gold and on parsed trees per fold, with the AED over the kept
 folds together (edits over slots, i.e. each fold's AED weighted by its slots: what
 ``pool-folds`` will report once these folds are all there are), and the baselines' points
-chosen on dev (``baseline --tune``) per fold. A fold counts once ``keep-fold`` has kept it
+chosen on dev (``baseline --tune``) per fold. Below the table, the paired permutation test
+(as ``results-table``'s) over the kept folds' test sentences together, from the kept
+predictions: the ``punctgen*`` system with the lowest AED on parsed trees against the
+baseline with the lowest AED. A fold counts once ``keep-fold`` has kept it
 (``metrics/<fold>/kept/test.conllu``); a fold that is run but not kept is left out.
 """
 from __future__ import annotations
@@ -21,7 +24,7 @@ from pathlib import Path
 from typing import Dict, List, Optional, Tuple
 
 from pool_folds import check_plain_name, fold_name, kept_paths  # scripts/ is on sys.path
-from results_table import _fmt, _is_punctgen, read_json_object, read_systems
+from results_table import _fmt, _is_punctgen, _losses, read_json_object, read_systems
 
 
 def kept_folds(treebank: str, metrics: Path) -> Dict[int, Dict[str, dict]]:
@@ -65,7 +68,51 @@ def chosen_point(restore: Path) -> Optional[str]:
     return ", ".join(f"{k} {v}" for k, v in chosen[0].items()) + f" (of {len(tuning)})"
 
 
-def markdown(treebank: str, folds: Dict[int, Dict[str, dict]], metrics: Path) -> str:
+def kept_test(treebank: str, folds: Dict[int, Dict[str, dict]], metrics: Path, a: Tuple[str, str],
+              b: Tuple[str, str], n_permutations: int) -> dict:
+    """Paired permutation test of ``a`` against ``b`` (``(system, trees)``) over every kept fold's
+    test sentences, from the kept predictions."""
+    import numpy as np
+    from spacy_punctgen.metrics import paired_permutation_test
+    from spacy_punctgen.preprocess import preprocess_file
+
+    losses: Dict[Tuple[str, str], list] = {a: [], b: []}
+    n_slots = 0
+    for k, systems in folds.items():
+        kept = kept_paths(metrics, fold_name(treebank, k))
+        gold = preprocess_file(kept["punct"])[0]
+        n_slots += sum(len(g.slots) for g in gold)
+        for system, trees in (a, b):
+            recorded = systems[system].get(f"predictions_{trees}")
+            if not recorded:
+                raise ValueError(f"fold {k}: {system} names no {trees}-tree predictions")
+            losses[(system, trees)].append(_losses(str(kept["predictions"] / Path(recorded).name), gold))
+    la, lb = (np.concatenate(losses[x]) for x in (a, b))
+    return {"aed_a": float(la.sum()) / n_slots, "aed_b": float(lb.sum()) / n_slots, "edits_a": float(la.sum()),
+            "edits_b": float(lb.sum()), "n_sentences": int(la.size), "n_slots": n_slots,
+            "permutations": n_permutations, "p": paired_permutation_test(la, lb, n_permutations=n_permutations)}
+
+
+def _significance(treebank: str, folds: Dict[int, Dict[str, dict]], metrics: Path, n_permutations: int) -> List[str]:
+    ks = list(folds)
+    together = lambda s, key: _pooled([folds[k].get(s) for k in ks], key)  # noqa: E731
+    systems = set().union(*folds.values())
+    ours = {s: together(s, "aed_parsed") for s in systems if _is_punctgen(s)}
+    theirs = {s: together(s, "aed_gold") for s in systems if not _is_punctgen(s)}
+    ours, theirs = ({s: v for s, v in d.items() if v is not None} for d in (ours, theirs))
+    if not ours or not theirs:
+        return []
+    a, b = min(ours, key=ours.get), min(theirs, key=theirs.get)
+    t = kept_test(treebank, folds, metrics, (a, "parsed"), (b, "gold"), n_permutations)
+    verdict = "fewer edits" if t["edits_a"] < t["edits_b"] else "more edits" if t["edits_a"] > t["edits_b"] else "tied"
+    verdict += ", significant at 0.05" if t["p"] < 0.05 else ", not significant at 0.05"
+    return ["", f"Kept folds together: {a} on parsed trees {t['aed_a']:.4f} ({t['edits_a']:.0f} edits) vs the best "
+                f"baseline {b} {t['aed_b']:.4f} ({t['edits_b']:.0f} edits) over {t['n_slots']} slots; paired "
+                f"permutation test ({t['permutations']} sign flips over {t['n_sentences']} sentences) "
+                f"p = {t['p']:.4g} ({verdict})."]
+
+
+def markdown(treebank: str, folds: Dict[int, Dict[str, dict]], metrics: Path, n_permutations: int = 10000) -> str:
     ks = list(folds)
     systems = sorted(set().union(*folds.values()), key=lambda s: (not _is_punctgen(s), s))
     head = "| system | trees | " + " | ".join(f"fold {k}" for k in ks) + " | kept folds together |"
@@ -85,6 +132,7 @@ def markdown(treebank: str, folds: Dict[int, Dict[str, dict]], metrics: Path) ->
     n = [max((m.get("n_sentences") or 0) for m in folds[k].values()) for k in ks]
     out = [f"{treebank}: {len(ks)} kept folds ({', '.join(map(str, ks))}), {sum(n)} test sentences; "
            "test AED (edits per slot)", "", head, rule, *rows]
+    out += _significance(treebank, folds, metrics, n_permutations)
     tuned = [s for s in systems if any(chosen_point(metrics / fold_name(treebank, k) / "restore" / f"{s}_gold.json")
                                        for k in ks)]
     if tuned:
@@ -101,9 +149,12 @@ def main(argv=None) -> int:
     p.add_argument("treebank", help="the cross-validated treebank, e.g. cs_cltt (its folds are <treebank>_cv<k>)")
     p.add_argument("--metrics", type=Path, default=Path("metrics"))
     p.add_argument("--output", type=Path, default=None, help="write the Markdown here (default: stdout)")
+    p.add_argument("--permutations", type=int, default=10000)
     args = p.parse_args(argv)
     try:
-        text = markdown(args.treebank, kept_folds(args.treebank, args.metrics), args.metrics)
+        if args.permutations < 1:
+            raise ValueError(f"--permutations must be at least 1, got {args.permutations}")
+        text = markdown(args.treebank, kept_folds(args.treebank, args.metrics), args.metrics, args.permutations)
     except (OSError, ValueError) as e:
         print(f"fold_table: {e}", file=sys.stderr)
         return 1

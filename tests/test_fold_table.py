@@ -1,5 +1,6 @@
 """scripts/fold_table.py: the kept folds of a cross-validation so far, before pool-folds can run."""
 import json
+import re
 import shutil
 
 import pytest
@@ -66,6 +67,25 @@ def test_kept_folds_together_are_what_pool_folds_reports(tmp_path, capsys):
     assert [float(c) for c in las_cells[:-1]] == las
     assert float(las_cells[-1]) == pytest.approx(pooled["trivial"]["parser_las"], abs=5e-4)
     assert "| trivial | c2 0.3 (of 3) | c2 1.3 (of 3) | c2 2.3 (of 3) |" in text
+    # the test over the kept folds together: the perfect punctgen against the one baseline
+    edits = pooled["trivial"]["edits_gold"]
+    assert (f"Kept folds together: punctgen on parsed trees 0.0000 (0 edits) vs the best baseline trivial "
+            f"{pooled['trivial']['aed_gold']:.4f} ({edits:.0f} edits)") in text
+    p = float(re.search(r"p = ([0-9.e-]+) \(fewer edits, significant at 0.05\)", text).group(1))
+    assert p == pytest.approx(1 / 10001)  # no sign flip does as well as the observed difference
+
+
+def test_kept_test_of_a_system_against_itself(tmp_path):
+    ft = load_script("fold_table")
+    for j in range(K):
+        _scored_fold(tmp_path, j, 0.8)
+    folds = ft.kept_folds("en_x", tmp_path / "metrics")
+    t = ft.kept_test("en_x", folds, tmp_path / "metrics", ("trivial", "gold"), ("trivial", "parsed"), 100)
+    assert t["p"] == 1.0 and t["edits_a"] == t["edits_b"] > 0 and t["permutations"] == 100
+    assert t["n_sentences"] == sum(folds[k]["trivial"]["n_sentences"] for k in folds)
+    with pytest.raises(ValueError, match="names no parsed-tree predictions"):
+        folds[1]["trivial"].pop("predictions_parsed")
+        ft.kept_test("en_x", folds, tmp_path / "metrics", ("trivial", "gold"), ("trivial", "parsed"), 100)
 
 
 def test_no_kept_fold_and_bad_names(tmp_path, capsys):
@@ -73,6 +93,8 @@ def test_no_kept_fold_and_bad_names(tmp_path, capsys):
     _fold(tmp_path, 0, keep=False)  # run but not kept
     assert ft.main(["en_x", "--metrics", str(tmp_path / "metrics")]) == 1
     assert "no kept fold of en_x" in capsys.readouterr().err
+    assert ft.main(["en_x", "--metrics", str(tmp_path / "metrics"), "--permutations", "0"]) == 1
+    assert "--permutations must be at least 1" in capsys.readouterr().err
     for name in ("", "..", "a/b"):
         assert ft.main([name, "--metrics", str(tmp_path / "metrics")]) == 1
         assert "plain folder name" in capsys.readouterr().err
