@@ -23,7 +23,7 @@ import sys
 from pathlib import Path
 from typing import Dict, List, Optional, Tuple
 
-from pool_folds import check_plain_name, fold_name, kept_paths  # scripts/ is on sys.path
+from pool_folds import check_plain_name, fold_name, fold_parser, kept_paths, weighted  # scripts/ is on sys.path
 from results_table import _fmt, _is_punctgen, _losses, read_json_object, read_systems
 
 
@@ -43,18 +43,9 @@ def kept_folds(treebank: str, metrics: Path) -> Dict[int, Dict[str, dict]]:
 
 def _pooled(ms: List[Optional[dict]], key: str) -> Optional[float]:
     """Edits over slots across folds (each fold's AED times its slots); None if a fold lacks it."""
-    if any(m is None or m.get(key) is None or not m.get("n_slots") for m in ms):
+    if any(m is None or not m.get("n_slots") for m in ms):
         return None
-    return sum(m[key] * m["n_slots"] for m in ms) / sum(m["n_slots"] for m in ms)
-
-
-def _parser(metrics: Path, fold: str) -> Tuple[Optional[float], int]:
-    """The fold's parser LAS (``parser_depunct.json``) and its test words (the kept depunctuated test file)."""
-    from spacy_punctgen.conllu_io import read_conllu
-
-    path = metrics / fold / "parser_depunct.json"
-    las = read_json_object(path).get("dep_las") if path.is_file() else None
-    return las, sum(len(s.forms) for s in read_conllu(kept_paths(metrics, fold)["depunct"]))
+    return weighted([m.get(key) for m in ms], [m["n_slots"] for m in ms])
 
 
 def chosen_point(restore: Path) -> Optional[str]:
@@ -117,9 +108,9 @@ def markdown(treebank: str, folds: Dict[int, Dict[str, dict]], metrics: Path, n_
     systems = sorted(set().union(*folds.values()), key=lambda s: (not _is_punctgen(s), s))
     head = "| system | trees | " + " | ".join(f"fold {k}" for k in ks) + " | kept folds together |"
     rule = "|---|---|" + "---:|" * (len(ks) + 1)
-    parsers = [_parser(metrics, fold_name(treebank, k)) for k in ks]
-    las = None if any(v is None for v, _ in parsers) else sum(v * w for v, w in parsers) / sum(w for _, w in parsers)
-    rows = ["| parser of unpunctuated text | LAS | " + " | ".join(_fmt(v, 3) for v, _ in parsers)
+    parsers = [fold_parser(metrics, fold_name(treebank, k)) for k in ks]
+    las = weighted([p["las"] for p in parsers], [p["words"] for p in parsers])
+    rows = ["| parser of unpunctuated text | LAS | " + " | ".join(_fmt(p["las"], 3) for p in parsers)
             + f" | {_fmt(las, 3)} |"]
     for s in systems:
         ms = [folds[k].get(s) for k in ks]
@@ -133,13 +124,14 @@ def markdown(treebank: str, folds: Dict[int, Dict[str, dict]], metrics: Path, n_
     out = [f"{treebank}: {len(ks)} kept folds ({', '.join(map(str, ks))}), {sum(n)} test sentences; "
            "test AED (edits per slot)", "", head, rule, *rows]
     out += _significance(treebank, folds, metrics, n_permutations)
-    tuned = [s for s in systems if any(chosen_point(metrics / fold_name(treebank, k) / "restore" / f"{s}_gold.json")
-                                       for k in ks)]
+    points = {s: [chosen_point(metrics / fold_name(treebank, k) / "restore" / f"{s}_gold.json") for k in ks]
+              for s in systems}
+    tuned = [s for s in systems if any(points[s])]
     if tuned:
         out += ["", "Baseline points chosen on dev (lowest dev AED of the grid):", "",
                 "| system | " + " | ".join(f"fold {k}" for k in ks) + " |", "|---|" + "---|" * len(ks)]
         for s in tuned:
-            cells = [_fmt(chosen_point(metrics / fold_name(treebank, k) / "restore" / f"{s}_gold.json")) for k in ks]
+            cells = [_fmt(point) for point in points[s]]
             out.append(f"| {s} | " + " | ".join(cells) + " |")
     return "\n".join(out) + "\n"
 

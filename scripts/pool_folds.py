@@ -55,6 +55,18 @@ def kept_paths(metrics: Path, fold: str) -> Dict[str, Path]:
             "predictions": kept / "predictions"}
 
 
+def fold_parser(metrics: Path, fold: str) -> dict:
+    """A kept fold's parser of unpunctuated text: its test LAS and UAS (``parser_depunct.json``,
+    None where missing) and its test words (the kept depunctuated test file), the weights of
+    the pooled LAS and UAS."""
+    from spacy_punctgen.conllu_io import read_conllu
+
+    path = metrics / fold / "parser_depunct.json"
+    scores = read_json_object(path) if path.is_file() else {}
+    return {"las": scores.get("dep_las"), "uas": scores.get("dep_uas"),
+            "words": sum(len(s.forms) for s in read_conllu(kept_paths(metrics, fold)["depunct"]))}
+
+
 def _concat(paths: List[Path], dest: Path) -> None:
     dest.parent.mkdir(parents=True, exist_ok=True)
     tmp = dest.with_name(f".{dest.name}.tmp")
@@ -65,7 +77,7 @@ def _concat(paths: List[Path], dest: Path) -> None:
     tmp.replace(dest)
 
 
-def _weighted(values: List[Optional[float]], weights: List[float]) -> Optional[float]:
+def weighted(values: List[Optional[float]], weights: List[float]) -> Optional[float]:
     if any(v is None for v in values) or not sum(weights):
         return None
     return sum(v * w for v, w in zip(values, weights)) / sum(weights)
@@ -76,12 +88,11 @@ def _pooled_perplexity(folds: List[dict]) -> Optional[float]:
     slots = [m.get("n_slots") for m in folds]
     if any(v is None for v in ppl + slots):
         return None
-    return math.exp(_weighted([math.log(v) for v in ppl], slots))
+    return math.exp(weighted([math.log(v) for v in ppl], slots))
 
 
 def pool(treebank: str, k: int, metrics: Path, corpus: Path, training: Path) -> dict:
     """Write the pooled test file, predictions and metrics of ``treebank``; return a summary."""
-    from spacy_punctgen.conllu_io import read_conllu
     from spacy_punctgen.metrics import gold_slots, restoration_report
     from spacy_punctgen.predictions import read_predictions, slots_of
     from spacy_punctgen.preprocess import preprocess_file
@@ -104,12 +115,7 @@ def pool(treebank: str, k: int, metrics: Path, corpus: Path, training: Path) -> 
         raise ValueError(f"no system metrics in {metrics / names[0]}")
 
     golds = [gold_slots(preprocess_file(kept[n]["punct"])[0]) for n in names]
-    parsers = []
-    for n in names:
-        path = metrics / n / "parser_depunct.json"
-        scores = read_json_object(path) if path.is_file() else {}
-        parsers.append({"las": scores.get("dep_las"), "uas": scores.get("dep_uas"),
-                        "words": sum(len(s.forms) for s in read_conllu(kept[n]["depunct"]))})
+    parsers = [fold_parser(metrics, n) for n in names]
     words = [p["words"] for p in parsers]
 
     # read and check everything before writing anything
@@ -141,7 +147,7 @@ def pool(treebank: str, k: int, metrics: Path, corpus: Path, training: Path) -> 
     _concat([kept[n]["punct"] for n in names], test)
     all_gold = [s for g in golds for s in g]
     protocol = f"{k}-fold cv"
-    las, uas = _weighted([p["las"] for p in parsers], words), _weighted([p["uas"] for p in parsers], words)
+    las, uas = weighted([p["las"] for p in parsers], words), weighted([p["uas"] for p in parsers], words)
     parser_file = out_metrics / "parser_depunct.json"
     parser_file.write_text(json.dumps({
         "dep_las": las, "dep_uas": uas, "treebank": treebank, "parser": "depunct", "protocol": protocol,
