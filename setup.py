@@ -8,7 +8,7 @@ from setuptools import Extension, setup
 HERE = Path(__file__).parent
 extensions = [
     Extension(
-        f"spacy_punctgen._{pyx.stem}",
+        f"spacy_punctgen.inference._{pyx.stem}",
         [str(pyx.relative_to(HERE))],
         include_dirs=[numpy.get_include()],
         define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")],

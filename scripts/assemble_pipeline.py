@@ -22,7 +22,7 @@ from pathlib import Path
 import spacy
 from thinc.api import Config
 
-import spacy_punctgen.component  # noqa: F401  (registers the "punctgen" factory)
+import spacy_punctgen.pipeline.component  # noqa: F401  (registers the "punctgen" factory)
 from spacy_punctgen.about import __version__
 
 DEFAULT_TEXT = "Hello, world. This is, as you can see, a test."

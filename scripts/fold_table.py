@@ -64,8 +64,8 @@ def kept_test(treebank: str, folds: Dict[int, Dict[str, dict]], metrics: Path, a
     """Paired permutation test of ``a`` against ``b`` (``(system, trees)``) over every kept fold's
     test sentences, from the kept predictions."""
     import numpy as np
-    from spacy_punctgen.metrics import paired_permutation_test
-    from spacy_punctgen.preprocess import preprocess_file
+    from spacy_punctgen.evaluation.metrics import paired_permutation_test
+    from spacy_punctgen.data.preprocess import preprocess_file
 
     losses: Dict[Tuple[str, str], list] = {a: [], b: []}
     n_slots = 0

@@ -26,8 +26,8 @@ from results_table import read_systems
 
 def keep(fold: str, metrics: Path, corpus: Path) -> dict:
     """Copy fold ``fold``'s test files and predictions into ``metrics/<fold>/kept/``; return a summary."""
-    from spacy_punctgen.predictions import read_predictions
-    from spacy_punctgen.preprocess import preprocess_file
+    from spacy_punctgen.evaluation.predictions import read_predictions
+    from spacy_punctgen.data.preprocess import preprocess_file
 
     check_plain_name(fold, "fold")
     folder = metrics / fold

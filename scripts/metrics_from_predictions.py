@@ -26,9 +26,9 @@ def _value(text: str):
 
 
 def metrics(test: Path, pred: Path) -> dict:
-    from spacy_punctgen.metrics import gold_slots, restoration_report
-    from spacy_punctgen.predictions import read_predictions, slots_of
-    from spacy_punctgen.preprocess import preprocess_file
+    from spacy_punctgen.evaluation.metrics import gold_slots, restoration_report
+    from spacy_punctgen.evaluation.predictions import read_predictions, slots_of
+    from spacy_punctgen.data.preprocess import preprocess_file
 
     gold = preprocess_file(test)[0]
     records = read_predictions(pred)

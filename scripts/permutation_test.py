@@ -20,9 +20,9 @@ from pathlib import Path
 
 
 def compare(test: Path, a: Path, others, n_permutations: int = 10000, seed: int = 0) -> dict:
-    from spacy_punctgen.metrics import paired_permutation_test, sentence_losses
-    from spacy_punctgen.predictions import read_predictions, slots_of
-    from spacy_punctgen.preprocess import preprocess_file
+    from spacy_punctgen.evaluation.metrics import paired_permutation_test, sentence_losses
+    from spacy_punctgen.evaluation.predictions import read_predictions, slots_of
+    from spacy_punctgen.data.preprocess import preprocess_file
 
     gold = preprocess_file(test)[0]
     slots = [[tuple(s) for s in g.slots] for g in gold]

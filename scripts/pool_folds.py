@@ -59,7 +59,7 @@ def fold_parser(metrics: Path, fold: str) -> dict:
     """A kept fold's parser of unpunctuated text: its test LAS and UAS (``parser_depunct.json``,
     None where missing) and its test words (the kept depunctuated test file), the weights of
     the pooled LAS and UAS."""
-    from spacy_punctgen.conllu_io import read_conllu
+    from spacy_punctgen.data.conllu import read_conllu
 
     path = metrics / fold / "parser_depunct.json"
     scores = read_json_object(path) if path.is_file() else {}
@@ -93,9 +93,9 @@ def _pooled_perplexity(folds: List[dict]) -> Optional[float]:
 
 def pool(treebank: str, k: int, metrics: Path, corpus: Path, training: Path) -> dict:
     """Write the pooled test file, predictions and metrics of ``treebank``; return a summary."""
-    from spacy_punctgen.metrics import gold_slots, restoration_report
-    from spacy_punctgen.predictions import read_predictions, slots_of
-    from spacy_punctgen.preprocess import preprocess_file
+    from spacy_punctgen.evaluation.metrics import gold_slots, restoration_report
+    from spacy_punctgen.evaluation.predictions import read_predictions, slots_of
+    from spacy_punctgen.data.preprocess import preprocess_file
 
     check_plain_name(treebank, "treebank")
     if k < 3:  # as spacy_punctgen convert: each fold needs a test, a dev and a training block

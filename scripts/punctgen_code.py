@@ -6,4 +6,4 @@ entry point; this file also makes it work where the package is only on ``PYTHONP
 (as in this repository), and ``spacy package`` copies it into the built package so that
 loading the package imports it.
 """
-import spacy_punctgen.component  # noqa: F401  (import registers the factory)
+import spacy_punctgen.pipeline.component  # noqa: F401  (import registers the factory)

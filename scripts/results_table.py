@@ -109,8 +109,8 @@ def markdown(rows: List[List[str]]) -> str:
 
 
 def _losses(pred_path: str, gold) -> "list":
-    from spacy_punctgen.metrics import sentence_losses
-    from spacy_punctgen.predictions import read_predictions, slots_of
+    from spacy_punctgen.evaluation.metrics import sentence_losses
+    from spacy_punctgen.evaluation.predictions import read_predictions, slots_of
 
     records = read_predictions(pred_path)
     if len(records) != len(gold):
@@ -124,8 +124,8 @@ def _is_punctgen(name: str) -> bool:
 
 def _tests(metrics: Dict[str, Dict[str, dict]], corpus: Path, n_permutations: int) -> List[dict]:
     """Every computable test: each punctgen system and tree kind vs. the best baseline on gold trees."""
-    from spacy_punctgen.metrics import paired_permutation_test
-    from spacy_punctgen.preprocess import preprocess_file
+    from spacy_punctgen.evaluation.metrics import paired_permutation_test
+    from spacy_punctgen.data.preprocess import preprocess_file
 
     out = []
     for tb, systems in metrics.items():

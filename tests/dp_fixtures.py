@@ -1,7 +1,7 @@
 """Seeded generators of tiny random problems for the DP tests."""
 import numpy as np
 
-from spacy_punctgen.dp import Grammar, build_lattice, tree_structure
+from spacy_punctgen.inference.dp import Grammar, build_lattice, tree_structure
 
 PUNCTEMES = [(), (1,), (2,), (1, 2), (2, 1), (1, 1), (3,), (3, 1)]
 
@@ -58,7 +58,7 @@ def feasible_problem(seed, **kw):
     """A random problem with p(x|T) > 0 in both channel directions."""
     import math
 
-    from spacy_punctgen.dp import log_prob
+    from spacy_punctgen.inference.dp import log_prob
 
     rng = np.random.default_rng(seed)
     while True:

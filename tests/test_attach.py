@@ -2,8 +2,8 @@
 import numpy as np
 import pytest
 
-from spacy_punctgen.attach import AttachScorer, log_softmax_rows, segment_log_softmax
-from spacy_punctgen.features import FeatureConfig, FeatureExtractor, FeatureIndex
+from spacy_punctgen.model.attach import AttachScorer, log_softmax_rows, segment_log_softmax
+from spacy_punctgen.model.features import FeatureConfig, FeatureExtractor, FeatureIndex
 from test_features import toy_inventory, toy_sentences
 
 

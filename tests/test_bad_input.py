@@ -9,13 +9,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from spacy_punctgen.bench import chain_sentences
-from spacy_punctgen.conllu_io import read_conllu
-from spacy_punctgen.dp import (Grammar, build_lattice, inside_outside, log_prob, sample_posterior,
+from spacy_punctgen.bench.suite import chain_sentences
+from spacy_punctgen.data.conllu import read_conllu
+from spacy_punctgen.inference.dp import (Grammar, build_lattice, inside_outside, log_prob, sample_posterior,
                                tree_structure, viterbi)
-from spacy_punctgen.model import CFG_FILE, INVENTORY_FILE, PARAMS_FILE, PunctModel
-from spacy_punctgen.preprocess import PunctSentence, preprocess_file, preprocess_sentences
-from spacy_punctgen.train import TrainConfig, train_model
+from spacy_punctgen.model.punct_model import CFG_FILE, INVENTORY_FILE, PARAMS_FILE, PunctModel
+from spacy_punctgen.data.preprocess import PunctSentence, preprocess_file, preprocess_sentences
+from spacy_punctgen.training.train import TrainConfig, train_model
 
 from dp_fixtures import PUNCTEMES, feasible_problem, random_phi
 

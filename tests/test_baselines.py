@@ -13,8 +13,8 @@ import pytest
 from spacy_punctgen.baselines import SYSTEMS, get_system
 from spacy_punctgen.baselines.base import load_baseline
 from spacy_punctgen.baselines.slots import SlotLabels, label_of, perplexity_per_slot, slot_of
-from spacy_punctgen.metrics import aed, gold_slots
-from spacy_punctgen.preprocess import preprocess_file
+from spacy_punctgen.evaluation.metrics import aed, gold_slots
+from spacy_punctgen.data.preprocess import preprocess_file
 
 from conftest import package_env
 
@@ -175,9 +175,9 @@ _ABBREV = """# sent_id = s1
 def test_parsed_test_is_read_like_evaluate_restore(tmp_path):
     """A word ending in '.' keeps its depunctuated form when the parsed copy is read (it is
     already depunctuated): en_ewt test has such a URL, which once failed the baselines."""
-    from spacy_punctgen.baselines.cli import apply_parse
-    from spacy_punctgen.convert import convert_file
-    from spacy_punctgen.train import load_split
+    from spacy_punctgen.cli.baseline import apply_parse
+    from spacy_punctgen.data.convert import convert_file
+    from spacy_punctgen.data.preprocess import load_split
 
     gold_file, depunct = tmp_path / "test.conllu", tmp_path / "test.depunct.conllu"
     gold_file.write_text(_ABBREV, encoding="utf8")

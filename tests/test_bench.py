@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from spacy_punctgen.bench import BUCKETS, SECTIONS, bucket_sentences, chain_sentences
-from spacy_punctgen.dp import tree_structure
-from spacy_punctgen.preprocess import preprocess_file
+from spacy_punctgen.bench.suite import BUCKETS, SECTIONS, bucket_sentences, chain_sentences
+from spacy_punctgen.inference.dp import tree_structure
+from spacy_punctgen.data.preprocess import preprocess_file
 
 from conftest import package_env
 
@@ -35,7 +35,7 @@ def test_quick_bench_reports_every_figure(quick):
     figures = result["figures"]
     expected = set(FIGURES)
     try:
-        import spacy_punctgen.decode  # noqa: F401
+        import spacy_punctgen.decode.mbr  # noqa: F401
         expected |= {"restore_slot", "restore_sample"}
     except ImportError:
         assert "decode" in result["restore_skipped"]
@@ -59,7 +59,7 @@ def test_markdown_table_names_the_command_and_every_figure(quick):
 
 
 def test_unknown_section_is_refused():
-    from spacy_punctgen.bench import run_bench
+    from spacy_punctgen.bench.suite import run_bench
 
     with pytest.raises(ValueError, match="unknown section 'nope'"):
         run_bench(str(SAMPLE), quick=True, sections=["nope"])

@@ -2,9 +2,9 @@
 import numpy as np
 import pytest
 
-from spacy_punctgen.channel import (N_EDITS, channel_grad, channel_probs, identity_channel, init_psi,
+from spacy_punctgen.model.channel import (N_EDITS, channel_grad, channel_probs, identity_channel, init_psi,
                                     is_r2l, parse_direction)
-from spacy_punctgen.dp import ABSORB_LEFT, ABSORB_RIGHT, KEEP, TRANSPOSE
+from spacy_punctgen.inference.dp import ABSORB_LEFT, ABSORB_RIGHT, KEEP, TRANSPOSE
 
 
 def test_edit_order_matches_dp():
@@ -72,7 +72,7 @@ def test_parse_direction_rejects_garbage():
 
 @pytest.mark.parametrize("r2l", [False, True])
 def test_bos_edits_that_delete_or_move_caret_are_forbidden(r2l):
-    from spacy_punctgen.channel import bos_edit_mask
+    from spacy_punctgen.model.channel import bos_edit_mask
 
     mask = bos_edit_mask(4, r2l)
     phi = channel_probs(np.random.default_rng(0).normal(size=(4, 4, 4)), mask)

@@ -6,10 +6,10 @@ import pytest
 import spacy
 from spacy.tokens import Doc
 
-from spacy_punctgen.conllu_io import read_conllu
-from spacy_punctgen.doc_convert import doc_from_ud
-from spacy_punctgen.preprocess import preprocess_file
-from spacy_punctgen.train import TrainConfig, train_model
+from spacy_punctgen.data.conllu import read_conllu
+from spacy_punctgen.pipeline.doc_convert import doc_from_ud
+from spacy_punctgen.data.preprocess import preprocess_file
+from spacy_punctgen.training.train import TrainConfig, train_model
 
 SAMPLE = Path(__file__).resolve().parents[1] / "assets" / "sample"
 
@@ -187,7 +187,7 @@ def test_bad_settings_are_clear_errors(setting):
 
 # ------------------------------------------------------- shipped default model
 def test_default_model_is_the_shipped_one(model_dir, monkeypatch):
-    from spacy_punctgen import component
+    from spacy_punctgen.pipeline import component
 
     monkeypatch.setattr(component, "shipped_model_path", lambda lang: model_dir if lang == "en" else None)
     nlp = spacy.blank("en")
@@ -203,7 +203,7 @@ def test_default_model_is_the_shipped_one(model_dir, monkeypatch):
 
 
 def test_real_shipped_english_model_needs_no_config():
-    from spacy_punctgen.component import shipped_model_path
+    from spacy_punctgen.pipeline.component import shipped_model_path
 
     if shipped_model_path("en") is None:
         pytest.skip("no English model ships in this checkout yet (spacy_punctgen/models/en_ewt)")
@@ -215,7 +215,7 @@ def test_real_shipped_english_model_needs_no_config():
 
 
 def test_punct_logprob_is_what_perplexity_scores(nlp):
-    from spacy_punctgen.doc_convert import span_to_sentence
+    from spacy_punctgen.pipeline.doc_convert import span_to_sentence
 
     pm = nlp.get_pipe("punctgen").punct_model
     for doc in gold_docs(nlp, 5):
@@ -226,7 +226,7 @@ def test_punct_logprob_is_what_perplexity_scores(nlp):
 def test_channel_reconstructs_the_surface_from_the_underlying_punctuation():
     """Issue 4: the channel's most likely output of each slot's underlying string is the
     Doc's own punctuation (shipped EWT model, all sample test sentences it can explain)."""
-    from spacy_punctgen.decode import channel_distribution
+    from spacy_punctgen.decode.mbr import channel_distribution
 
     nlp = spacy.blank("en")
     pipe = nlp.add_pipe("punctgen")  # the shipped English model

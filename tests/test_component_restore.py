@@ -6,14 +6,14 @@ import spacy
 from spacy.tokens import Doc
 
 from spacy_punctgen import insert_punctuation
-from spacy_punctgen.metrics import aed
+from spacy_punctgen.evaluation.metrics import aed
 from test_component import SAMPLE, gold_docs, model_dir, nlp, snapshot  # noqa: F401 (fixtures)
 
 
 # -------------------------------------------------------------- restoration
 def depunct_docs(nlp, n=8):
     """Gold trees of test sentences with their punctuation removed (restoration input)."""
-    from spacy_punctgen.preprocess import preprocess_file
+    from spacy_punctgen.data.preprocess import preprocess_file
 
     sents, _ = preprocess_file(SAMPLE / "en_sample-ud-test.conllu")
     docs = []
@@ -122,7 +122,7 @@ def test_restoring_punctuated_text_replaces_its_punctuation(restorer, nlp):
 
 
 def _shipped_or_skip():
-    from spacy_punctgen.component import shipped_model_path
+    from spacy_punctgen.pipeline.component import shipped_model_path
 
     if shipped_model_path("en") is None:
         pytest.skip("no English model ships in this checkout yet (spacy_punctgen/models/en_ewt)")

@@ -16,8 +16,8 @@ import pytest
 import spacy
 
 from conftest import package_env
-from spacy_punctgen.conllu_io import read_conllu
-from spacy_punctgen.preprocess import is_punct
+from spacy_punctgen.data.conllu import read_conllu
+from spacy_punctgen.data.preprocess import is_punct
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE = ROOT / "assets" / "sample"
@@ -73,8 +73,8 @@ def test_spacy_train_then_spacy_evaluate(work):
 
 @pytest.fixture(scope="module")
 def punct_model_dir(tmp_path_factory):
-    from spacy_punctgen.preprocess import preprocess_file
-    from spacy_punctgen.train import TrainConfig, train_model
+    from spacy_punctgen.data.preprocess import preprocess_file
+    from spacy_punctgen.training.train import TrainConfig, train_model
 
     train, _ = preprocess_file(SAMPLE / "en_sample-ud-train.conllu")
     dev, _ = preprocess_file(SAMPLE / "en_sample-ud-dev.conllu")

@@ -10,8 +10,8 @@ from spacy.tokens import Doc
 from spacy.training import Example
 from thinc.api import Adam
 
-from spacy_punctgen.conllu_io import read_conllu
-from spacy_punctgen.doc_convert import doc_from_ud, gold_sentences
+from spacy_punctgen.data.conllu import read_conllu
+from spacy_punctgen.pipeline.doc_convert import doc_from_ud, gold_sentences
 
 SAMPLE = Path(__file__).resolve().parents[1] / "assets" / "sample"
 
@@ -47,7 +47,7 @@ def test_initialize_builds_the_model_from_reference_trees():
 
 
 def test_initialize_without_trees_is_a_clear_error(monkeypatch):
-    from spacy_punctgen import component
+    from spacy_punctgen.pipeline import component
 
     monkeypatch.setattr(component, "shipped_model_path", lambda lang: None)  # else it is kept
     nlp = spacy.blank("en")

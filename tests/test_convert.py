@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 from spacy_punctgen import cli
-from spacy_punctgen.conllu_io import read_conllu
-from spacy_punctgen.convert import convert_file, select_fraction, surface_text
-from spacy_punctgen.preprocess import preprocess_file, preprocess_sentences
+from spacy_punctgen.data.conllu import read_conllu
+from spacy_punctgen.data.convert import convert_file, select_fraction, surface_text
+from spacy_punctgen.data.preprocess import preprocess_file, preprocess_sentences
 
 ROOT = Path(__file__).resolve().parents[1]
 FIX = ROOT / "tests" / "fixtures"

@@ -3,7 +3,7 @@ from pathlib import Path
 
 import pytest
 
-from spacy_punctgen.conllu_io import UDSentence, find_split, iter_conllu, read_conllu
+from spacy_punctgen.data.conllu import UDSentence, find_split, iter_conllu, read_conllu
 
 FIX = Path(__file__).parent / "fixtures"
 EN = FIX / "en_fixture-ud-train.conllu"

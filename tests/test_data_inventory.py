@@ -5,9 +5,9 @@ from pathlib import Path
 
 import pytest
 
-from spacy_punctgen.conllu_io import find_split
-from spacy_punctgen.inventory import PunctInventory, relation_key
-from spacy_punctgen.preprocess import PunctSentence, preprocess_file, subtree_spans
+from spacy_punctgen.data.conllu import find_split
+from spacy_punctgen.data.inventory import PunctInventory, relation_key
+from spacy_punctgen.data.preprocess import PunctSentence, preprocess_file, subtree_spans
 
 SAMPLE = Path(__file__).resolve().parents[1] / "assets" / "sample"
 

@@ -5,8 +5,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from spacy_punctgen.conllu_io import UDSentence, read_conllu
-from spacy_punctgen.preprocess import (
+from spacy_punctgen.data.conllu import UDSentence, read_conllu
+from spacy_punctgen.data.preprocess import (
     ABBR, OMIT_EMPTY, OMIT_NONLEAF, PrepStats, PunctSentence, detect_quote_xpos,
     is_abbreviation, preprocess_file, preprocess_sentence, subtree_spans,
 )

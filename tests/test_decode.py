@@ -6,13 +6,13 @@ from collections import Counter
 import numpy as np
 import pytest
 
-from spacy_punctgen.decode import (METHODS, SlotChoice, channel_distribution, mbr_index, restore_sentence,
+from spacy_punctgen.decode.mbr import (METHODS, SlotChoice, channel_distribution, mbr_index, restore_sentence,
                                    restore_sentences, sample_punctuation, slot_marginals)
-from spacy_punctgen.metrics import edit_distance
-from spacy_punctgen.model import PunctModel
-from spacy_punctgen.preprocess import PunctSentence
-from spacy_punctgen.reference import channel_prob
-from spacy_punctgen.underlying import underlying_sequences
+from spacy_punctgen.evaluation.metrics import edit_distance
+from spacy_punctgen.model.punct_model import PunctModel
+from spacy_punctgen.data.preprocess import PunctSentence
+from spacy_punctgen.testing.reference import channel_prob
+from spacy_punctgen.data.underlying import underlying_sequences
 from test_features import toy_inventory, toy_sentences
 
 N_BIG = 20000
@@ -70,7 +70,7 @@ def _marginals(joint, n_slots):
 @pytest.mark.parametrize("prune", [0.0, None])
 @pytest.mark.parametrize("k", [0, 2, 4])
 def test_exact_marginals_match_brute_force(model, k, prune, monkeypatch):
-    import spacy_punctgen.decode as decode
+    import spacy_punctgen.decode.mbr as decode
 
     tol = 1e-12 if prune == 0.0 else 1e-5  # None: the default pruning of tiny states
     if prune is not None:
@@ -198,7 +198,7 @@ def test_bad_arguments(model):
 
 
 def test_inner_template_models_are_refused():
-    from spacy_punctgen.features import DEFAULT_TEMPLATES, FeatureConfig
+    from spacy_punctgen.model.features import DEFAULT_TEMPLATES, FeatureConfig
 
     sents = toy_sentences()
     m = PunctModel(toy_inventory(sents), FeatureConfig(templates=list(DEFAULT_TEMPLATES) + ["inner"]))

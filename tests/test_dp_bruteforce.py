@@ -4,8 +4,8 @@ import math
 import numpy as np
 import pytest
 
-from spacy_punctgen.dp import inside_outside, log_prob, viterbi
-from spacy_punctgen.reference import brute_force, numpy_inside
+from spacy_punctgen.inference.dp import inside_outside, log_prob, viterbi
+from spacy_punctgen.testing.reference import brute_force, numpy_inside
 
 from dp_fixtures import feasible_problem, random_problem
 

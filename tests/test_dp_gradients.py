@@ -4,7 +4,7 @@ import math
 import numpy as np
 import pytest
 
-from spacy_punctgen.dp import inside_outside, log_prob
+from spacy_punctgen.inference.dp import inside_outside, log_prob
 
 from dp_fixtures import feasible_problem
 

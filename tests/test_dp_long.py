@@ -3,8 +3,8 @@ import math
 
 import numpy as np
 
-from spacy_punctgen.dp import Grammar, build_lattice, inside_outside, viterbi
-from spacy_punctgen.reference import numpy_inside
+from spacy_punctgen.inference.dp import Grammar, build_lattice, inside_outside, viterbi
+from spacy_punctgen.testing.reference import numpy_inside
 
 from dp_fixtures import PUNCTEMES, random_phi
 

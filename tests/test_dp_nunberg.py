@@ -3,7 +3,7 @@ import math
 
 import numpy as np
 
-from spacy_punctgen.dp import ABSORB_LEFT, KEEP, TRANSPOSE, Grammar, build_lattice, inside_outside, viterbi
+from spacy_punctgen.inference.dp import ABSORB_LEFT, KEEP, TRANSPOSE, Grammar, build_lattice, inside_outside, viterbi
 
 SYMS = ["^", "<unk>", ",", ".", "“", "”"]
 S = {s: i for i, s in enumerate(SYMS)}

@@ -5,8 +5,8 @@ from collections import Counter
 import numpy as np
 import pytest
 
-from spacy_punctgen.dp import inside_outside, sample_posterior
-from spacy_punctgen.reference import channel_prob, underlying_slots
+from spacy_punctgen.inference.dp import inside_outside, sample_posterior
+from spacy_punctgen.testing.reference import channel_prob, underlying_slots
 
 from dp_fixtures import feasible_problem
 

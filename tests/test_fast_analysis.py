@@ -11,13 +11,13 @@ import numpy as np
 import pytest
 import spacy
 
-from spacy_punctgen.conllu_io import read_conllu
-from spacy_punctgen.doc_convert import doc_from_ud
-from spacy_punctgen.dp import build_lattice, restrict_lattice
-from spacy_punctgen.model import PunctModel
-from spacy_punctgen.preprocess import PunctSentence, preprocess_file
-from spacy_punctgen.shipped import default_model_path
-from spacy_punctgen.train import TrainConfig, train_model
+from spacy_punctgen.data.conllu import read_conllu
+from spacy_punctgen.pipeline.doc_convert import doc_from_ud
+from spacy_punctgen.inference.dp import build_lattice, restrict_lattice
+from spacy_punctgen.model.punct_model import PunctModel
+from spacy_punctgen.data.preprocess import PunctSentence, preprocess_file
+from spacy_punctgen.pipeline.shipped import default_model_path
+from spacy_punctgen.training.train import TrainConfig, train_model
 
 from dp_fixtures import random_projective_heads
 
@@ -220,7 +220,7 @@ def test_compiled_candidate_arrays_equal_the_numpy_ones(shipped, sample_sents):
 
 
 def test_compiled_candidate_arrays_refuse_bad_input():
-    from spacy_punctgen import _dp
+    from spacy_punctgen.inference import _dp
 
     z = np.zeros(2, dtype=np.int64)
     with pytest.raises(ValueError, match="non-decreasing"):

@@ -5,10 +5,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from spacy_punctgen.features import FeatureConfig, FeatureIndex
-from spacy_punctgen.inventory import PunctInventory
-from spacy_punctgen.model import PunctModel, _features_from_groups
-from spacy_punctgen.preprocess import preprocess_file
+from spacy_punctgen.model.features import FeatureConfig, FeatureIndex
+from spacy_punctgen.data.inventory import PunctInventory
+from spacy_punctgen.model.punct_model import PunctModel, _features_from_groups
+from spacy_punctgen.data.preprocess import preprocess_file
 
 SAMPLE = Path(__file__).resolve().parents[1] / "assets" / "sample"
 

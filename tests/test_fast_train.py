@@ -6,10 +6,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from spacy_punctgen.inventory import PunctInventory
-from spacy_punctgen.lazy_adam import LazyAdam
-from spacy_punctgen.model import PunctModel
-from spacy_punctgen.preprocess import preprocess_file
+from spacy_punctgen.data.inventory import PunctInventory
+from spacy_punctgen.training.lazy_adam import LazyAdam
+from spacy_punctgen.model.punct_model import PunctModel
+from spacy_punctgen.data.preprocess import preprocess_file
 
 SAMPLE = Path(__file__).resolve().parents[1] / "assets" / "sample"
 
@@ -103,7 +103,7 @@ def test_training_steps_give_the_same_parameters(sample):
 
 @pytest.mark.parametrize("seed", range(4))
 def test_channel_probs_bit_identical_to_axis_reductions(seed):
-    from spacy_punctgen.channel import bos_edit_mask, channel_probs
+    from spacy_punctgen.model.channel import bos_edit_mask, channel_probs
 
     rng = np.random.default_rng(seed)
     psi = (rng.standard_normal((37, 37, 4)) * (0.5 + 3 * seed)).astype(np.float32)

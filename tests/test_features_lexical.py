@@ -5,7 +5,7 @@ defaults do not use them, and that the surface-conditioned ``inner_rel`` keeps
 import numpy as np
 import pytest
 
-from spacy_punctgen.features import (DEFAULT_TEMPLATES, SURFACE_TEMPLATES, FeatureConfig,
+from spacy_punctgen.model.features import (DEFAULT_TEMPLATES, SURFACE_TEMPLATES, FeatureConfig,
                                      node_contexts)
 from test_features import LQ, RQ, _S, toy_inventory, toy_sentences
 
@@ -71,14 +71,14 @@ def test_edge_bigrams_pair_the_words_across_each_boundary():
     assert c[2] == ["parataxis", "*|lbi=Note+it", "*|rbi=really+EOS"]
     assert c[1] == ["nsubj", "*|lbi=Note+it", "*|rbi=it+rains"]
     assert c[0] == ["root", "*|lbi=BOS+Note", "*|rbi=really+EOS"]
-    from spacy_punctgen.inventory import PunctInventory
+    from spacy_punctgen.data.inventory import PunctInventory
     inv = PunctInventory.from_sentences(toy_sentences(), min_count=2)  # rare words are UNK
     assert node_contexts(note_sentence(), inv, ["rel", "edge_bigrams"])[3] == ["advmod", "*|lbi=UNK+UNK", "*|rbi=UNK+EOS"]
     assert "edge_bigrams" not in SURFACE_TEMPLATES
 
 
 def test_global_shapes_keep_the_shape_of_rare_words():
-    from spacy_punctgen.inventory import PunctInventory
+    from spacy_punctgen.data.inventory import PunctInventory
     inv = PunctInventory.from_sentences(toy_sentences(), min_count=2)  # rare words are UNK
     initials = _S(["R", "K", "Narayan", "wrote", "1999"], ["PROPN", "PROPN", "PROPN", "VERB", "NUM"],
                   [2, 2, 3, -1, 3], ["flat", "flat", "nsubj", "root", "obj"],
@@ -94,7 +94,7 @@ def test_global_shapes_keep_the_shape_of_rare_words():
 
 
 def test_templates_option_expands_default():
-    from spacy_punctgen.train import parse_templates
+    from spacy_punctgen.training.train import parse_templates
     assert parse_templates(None) is None and parse_templates("") is None
     assert parse_templates("default") == list(DEFAULT_TEMPLATES)
     assert parse_templates("default,global_words,word") == list(DEFAULT_TEMPLATES) + ["global_words"]
@@ -102,7 +102,7 @@ def test_templates_option_expands_default():
 
 
 def test_kid_words_rare_words_are_unk():
-    from spacy_punctgen.inventory import PunctInventory
+    from spacy_punctgen.data.inventory import PunctInventory
     inv = PunctInventory.from_sentences(toy_sentences(), min_count=2)
     c = node_contexts(note_sentence(), inv, ["rel", "kid_words"])
     assert c[2] == ["parataxis", "parataxis|kw=advmod=UNK|side=R"]
@@ -179,7 +179,7 @@ def test_unknown_template_still_rejected():
 def test_inner_rel_keeps_p_x_given_T_normalised():
     """Σ_x p(x|T) = 1 over every reachable x with ``inner`` and the new templates on (brute
     force, the enumeration of test_objective_gradients)."""
-    from spacy_punctgen.model import PunctModel
+    from spacy_punctgen.model.punct_model import PunctModel
     from test_objective_gradients import reachable_surfaces, three_word_tree, total_probability
 
     sents = toy_sentences()

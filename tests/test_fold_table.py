@@ -5,8 +5,8 @@ import shutil
 
 import pytest
 
-from spacy_punctgen.metrics import gold_slots, restoration_report
-from spacy_punctgen.predictions import read_predictions, slots_of
+from spacy_punctgen.evaluation.metrics import gold_slots, restoration_report
+from spacy_punctgen.evaluation.predictions import read_predictions, slots_of
 from script_loader import load_script
 from test_pool_folds import K, _fold
 

@@ -9,11 +9,11 @@ from pathlib import Path
 import pytest
 
 from spacy_punctgen.cli import main
-from spacy_punctgen.conllu_io import read_conllu
-from spacy_punctgen.convert import convert_file
-from spacy_punctgen.model import PunctModel
-from spacy_punctgen.preprocess import preprocess_file
-from spacy_punctgen.train import with_parsed_trees
+from spacy_punctgen.data.conllu import read_conllu
+from spacy_punctgen.data.convert import convert_file
+from spacy_punctgen.model.punct_model import PunctModel
+from spacy_punctgen.data.preprocess import preprocess_file
+from spacy_punctgen.training.train import with_parsed_trees
 from script_loader import load_script
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 from thinc.api import Adam
 
-from spacy_punctgen.lazy_adam import LazyAdam
+from spacy_punctgen.training.lazy_adam import LazyAdam
 
 
 def _dense(theta, grads, lr, average):

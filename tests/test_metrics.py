@@ -4,8 +4,8 @@ import itertools
 import numpy as np
 import pytest
 
-from spacy_punctgen.metrics import aed, edit_distance, mark_prf, paired_permutation_test, sentence_losses
-from spacy_punctgen.predictions import read_predictions, record, slots_of, write_predictions
+from spacy_punctgen.evaluation.metrics import aed, edit_distance, mark_prf, paired_permutation_test, sentence_losses
+from spacy_punctgen.evaluation.predictions import read_predictions, record, slots_of, write_predictions
 
 
 def _brute_edit(a, b):

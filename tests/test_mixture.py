@@ -10,11 +10,11 @@ import numpy as np
 import pytest
 
 from spacy_punctgen.cli import main
-from spacy_punctgen.convert import convert_file
-from spacy_punctgen.decode import (METHODS, mixture_slot_marginals, restore_mixtures, restore_sentences,
+from spacy_punctgen.data.convert import convert_file
+from spacy_punctgen.decode.mbr import (METHODS, mixture_slot_marginals, restore_mixtures, restore_sentences,
                                    slot_marginals)
-from spacy_punctgen.evaluate_restore import parsed_paths
-from spacy_punctgen.metrics import edit_distance
+from spacy_punctgen.evaluation.restoration import parsed_paths
+from spacy_punctgen.evaluation.metrics import edit_distance
 from test_decode import _brute_joint, _marginals, _model
 from test_features import toy_sentences
 
@@ -47,7 +47,7 @@ def _average(dicts):
 
 @pytest.mark.parametrize("k", [2, 3])
 def test_mixture_marginals_are_the_average_of_brute_force_marginals(model, k, monkeypatch):
-    import spacy_punctgen.decode as decode
+    import spacy_punctgen.decode.mbr as decode
 
     monkeypatch.setattr(decode, "EXACT_PRUNE", 0.0)
     trees = _trees()[:k]
@@ -136,8 +136,8 @@ TEST = SAMPLE / "en_sample-ud-test.conllu"
 
 
 def test_evaluate_restore_with_several_parsed_files(tmp_path, capsys):
-    from spacy_punctgen.preprocess import preprocess_file
-    from spacy_punctgen.train import TrainConfig, train_model
+    from spacy_punctgen.data.preprocess import preprocess_file
+    from spacy_punctgen.training.train import TrainConfig, train_model
 
     train, _ = preprocess_file(SAMPLE / "en_sample-ud-train.conllu")
     model, _ = train_model(train[:80], train[80:100], TrainConfig(epochs=1, sentences_per_epoch=0,

@@ -4,7 +4,7 @@ import json
 import numpy as np
 import pytest
 
-from spacy_punctgen.model import CFG_FILE, FORMAT_VERSION, INVENTORY_FILE, PARAMS_FILE, PunctModel
+from spacy_punctgen.model.punct_model import CFG_FILE, FORMAT_VERSION, INVENTORY_FILE, PARAMS_FILE, PunctModel
 from test_features import toy_inventory, toy_sentences
 
 

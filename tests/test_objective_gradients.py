@@ -6,7 +6,7 @@ and ξ > 0, in the full model (L2R and R2L channel) and the ATTACH ablation.
 import numpy as np
 import pytest
 
-from spacy_punctgen.model import PunctModel
+from spacy_punctgen.model.punct_model import PunctModel
 from test_features import toy_inventory, toy_sentences
 
 
@@ -87,7 +87,7 @@ def test_xi_zero_is_plain_likelihood():
 
 def test_expected_unmatched_matches_bruteforce_tilt():
     """E[c] from the objective equals Σ μ·tilt, and ξ>0 lowers the objective by ξ·Σ E[c]²."""
-    from spacy_punctgen.dp import inside_outside
+    from spacy_punctgen.inference.dp import inside_outside
 
     model, preps = _model("full", "l2r", seed=3)
     xi = 0.5
@@ -175,7 +175,7 @@ def reachable_surfaces(model, base):
     then every channel output per slot.  A superset of the support, for Σ_x p(x|T)."""
     import itertools
 
-    from spacy_punctgen.trees import forest
+    from spacy_punctgen.data.trees import forest
 
     inv = model.inventory
     prep = model.prepare(base)
@@ -222,7 +222,7 @@ def three_word_tree():
 def test_inner_features_keep_p_x_given_T_normalised(mode, direction):
     """With the surface-conditioned ``inner`` template, Σ_x p(x|T) = 1 over every x the
     model can produce (enumerated by brute force), i.e. the bottom-up story is proper."""
-    from spacy_punctgen.features import DEFAULT_TEMPLATES, FeatureConfig
+    from spacy_punctgen.model.features import DEFAULT_TEMPLATES, FeatureConfig
 
     sents = toy_sentences()
     inv = toy_inventory(sents)

@@ -11,7 +11,7 @@ import pytest
 import srsly
 
 from spacy_punctgen import cli
-from spacy_punctgen.conllu_io import find_split
+from spacy_punctgen.data.conllu import find_split
 
 ROOT = Path(__file__).resolve().parents[1]
 PROJECT = ROOT / "project.yml"

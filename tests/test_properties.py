@@ -19,12 +19,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from spacy_punctgen.channel import bos_edit_mask, channel_probs
-from spacy_punctgen.dp import Grammar, build_lattice, inside_outside, log_prob, sample_posterior, viterbi
-from spacy_punctgen.preprocess import preprocess_file
-from spacy_punctgen.reference import brute_force, channel_prob, underlying_slots
-from spacy_punctgen.train import TrainConfig, train_model
-from spacy_punctgen.underlying import underlying_sequences
+from spacy_punctgen.model.channel import bos_edit_mask, channel_probs
+from spacy_punctgen.inference.dp import Grammar, build_lattice, inside_outside, log_prob, sample_posterior, viterbi
+from spacy_punctgen.data.preprocess import preprocess_file
+from spacy_punctgen.testing.reference import brute_force, channel_prob, underlying_slots
+from spacy_punctgen.training.train import TrainConfig, train_model
+from spacy_punctgen.data.underlying import underlying_sequences
 
 from dp_fixtures import PUNCTEMES
 
@@ -256,7 +256,7 @@ def test_random_punctuation_examples_were_often_possible(trained):
 def test_restored_punctuation_is_reproducible_and_generable(trained, method):
     """The decoders' output: seeded (same seed, same result); for the sentence-level sample
     decoder, a sampled sentence, hence one the model generates (p(x̂|T) > 0 with no smoothing)."""
-    from spacy_punctgen.decode import restore_sentence
+    from spacy_punctgen.decode.mbr import restore_sentence
 
     model, test = trained
     for s in test[:8]:

@@ -9,13 +9,13 @@ from spacy.tokens import Doc
 from spacy.training import Example
 
 from spacy_punctgen.cli import main
-from spacy_punctgen.convert import convert_file
-from spacy_punctgen.decode import restore_sentences
-from spacy_punctgen.metrics import edit_distance
-from spacy_punctgen.predictions import read_predictions
-from spacy_punctgen.preprocess import preprocess_file
-from spacy_punctgen.restore import punctuate, restore_docs
-from spacy_punctgen.train import TrainConfig, train_model
+from spacy_punctgen.data.convert import convert_file
+from spacy_punctgen.decode.mbr import restore_sentences
+from spacy_punctgen.evaluation.metrics import edit_distance
+from spacy_punctgen.evaluation.predictions import read_predictions
+from spacy_punctgen.data.preprocess import preprocess_file
+from spacy_punctgen.pipeline.restore import punctuate, restore_docs
+from spacy_punctgen.training.train import TrainConfig, train_model
 
 SAMPLE = Path(__file__).resolve().parents[1] / "assets" / "sample"
 TEST = SAMPLE / "en_sample-ud-test.conllu"
@@ -74,7 +74,7 @@ def test_punctuate_checks_the_slot_count():
 
 
 def test_restore_docs_with_gold_heads(model_dir):
-    from spacy_punctgen.model import PunctModel
+    from spacy_punctgen.model.punct_model import PunctModel
 
     model = PunctModel.from_disk(model_dir)
     nlp = spacy.blank("en")

@@ -5,9 +5,9 @@ from pathlib import Path
 
 import pytest
 
-from spacy_punctgen.evaluate import evaluate_model
-from spacy_punctgen.model import PunctModel
-from spacy_punctgen.shipped import MODELS_DIR, SHIPPED, default_model_path
+from spacy_punctgen.evaluation.perplexity import evaluate_model
+from spacy_punctgen.model.punct_model import PunctModel
+from spacy_punctgen.pipeline.shipped import MODELS_DIR, SHIPPED, default_model_path
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE_TEST = ROOT / "assets" / "sample" / "en_sample-ud-test.conllu"

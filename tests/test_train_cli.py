@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from spacy_punctgen.cli import main
-from spacy_punctgen.model import PunctModel
+from spacy_punctgen.model.punct_model import PunctModel
 
 SAMPLE = Path(__file__).resolve().parents[1] / "assets" / "sample"
 TRAIN = SAMPLE / "en_sample-ud-train.conllu"
@@ -49,7 +49,7 @@ def test_evaluate_reports_perplexity(trained, capsys):
     assert res["n_sentences"] > 0 and res["n_slots"] > res["n_sentences"]
     assert 1.0 < res["perplexity_per_slot"] < 50 and math.isfinite(res["perplexity_per_slot"])
     # the number agrees with the model's own log-probabilities
-    from spacy_punctgen.preprocess import preprocess_file
+    from spacy_punctgen.data.preprocess import preprocess_file
 
     model = PunctModel.from_disk(trained)
     sents, _ = preprocess_file(TEST)

@@ -14,9 +14,9 @@ import spacy
 udpipe = pytest.importorskip("ufal.udpipe", reason="ufal.udpipe is not installed (extra: spacy-punctgen[udpipe])")
 spacy_udpipe = pytest.importorskip("spacy_udpipe", reason="spacy_udpipe is not installed (extra: spacy-punctgen[udpipe])")
 
-import spacy_punctgen.component  # noqa: E402,F401  (registers "punctgen")
-from spacy_punctgen.conllu_io import read_conllu  # noqa: E402
-from spacy_punctgen.preprocess import is_punct  # noqa: E402
+import spacy_punctgen.pipeline.component  # noqa: E402,F401  (registers "punctgen")
+from spacy_punctgen.data.conllu import read_conllu  # noqa: E402
+from spacy_punctgen.data.preprocess import is_punct  # noqa: E402
 
 SAMPLE = Path(__file__).resolve().parents[1] / "assets" / "sample"
 TOKENIZER = "epochs=1;dimension=16;batch_size=50;segment_size=50;dropout=0.1;early_stopping=0"
@@ -48,8 +48,8 @@ def train_tiny_udpipe(out: Path) -> Path:
 
 @pytest.fixture(scope="module")
 def nlp(tmp_path_factory):
-    from spacy_punctgen.preprocess import preprocess_file
-    from spacy_punctgen.train import TrainConfig, train_model
+    from spacy_punctgen.data.preprocess import preprocess_file
+    from spacy_punctgen.training.train import TrainConfig, train_model
 
     tmp = tmp_path_factory.mktemp("udpipe")
     nlp = spacy_udpipe.load_from_path(lang="en", path=str(train_tiny_udpipe(tmp / "en_tiny.udpipe")))

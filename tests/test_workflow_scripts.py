@@ -5,10 +5,10 @@ from pathlib import Path
 
 import pytest
 
-from spacy_punctgen.conllu_io import read_conllu
-from spacy_punctgen.convert import convert_file
-from spacy_punctgen.predictions import record, write_predictions
-from spacy_punctgen.preprocess import preprocess_file
+from spacy_punctgen.data.conllu import read_conllu
+from spacy_punctgen.data.convert import convert_file
+from spacy_punctgen.evaluation.predictions import record, write_predictions
+from spacy_punctgen.data.preprocess import preprocess_file
 from script_loader import load_script
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -15,7 +15,7 @@ from typing import List, Tuple
 import numpy as np
 from thinc.api import Linear, Model, chain, with_array
 
-from .neural import NeuralSlotTagger, log_softmax
+from spacy_punctgen.baselines.neural import NeuralSlotTagger, log_softmax
 
 
 def self_attention(width: int) -> Model:

@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import List, Optional, Tuple, Union
 
-from .slots import read_json, write_json
+from spacy_punctgen.baselines.slots import read_json, write_json
 
 Prediction = List[Tuple[str, ...]]
 _META = "baseline.json"
@@ -61,7 +61,7 @@ class Baseline:
 
 def load_baseline(path: Union[str, Path]) -> Baseline:
     """Load any saved baseline; the directory says which system it is."""
-    from . import get_system
+    from spacy_punctgen.baselines import get_system
 
     path = Path(path)
     meta = read_json(path / _META)

@@ -24,8 +24,8 @@ from collections import Counter
 from pathlib import Path
 from typing import Dict, List, Optional
 
-from .base import Baseline, Prediction, sentences_or_fail
-from .slots import SlotLabels, check_sentences, slot_words
+from spacy_punctgen.baselines.base import Baseline, Prediction, sentences_or_fail
+from spacy_punctgen.baselines.slots import SlotLabels, check_sentences, slot_words
 
 RARE = "<rare>"
 _MODEL = "crf.model"

@@ -16,7 +16,7 @@ from typing import List, Tuple
 import numpy as np
 from thinc.api import Linear, Model, with_array
 
-from .neural import NeuralSlotTagger
+from spacy_punctgen.baselines.neural import NeuralSlotTagger
 
 
 def _lse(x: np.ndarray, axis: int) -> np.ndarray:

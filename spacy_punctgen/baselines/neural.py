@@ -25,9 +25,9 @@ from spacy.strings import get_string_id
 from thinc.api import (Adam, HashEmbed, LSTM, Maxout, Model, NumpyOps, chain, concatenate,
                        set_current_ops, with_array, with_padded)
 
-from ..metrics import gold_slots, sentence_losses
-from .base import Baseline, Prediction, sentences_or_fail
-from .slots import SlotLabels, check_sentences, slot_words
+from spacy_punctgen.evaluation.metrics import gold_slots, sentence_losses
+from spacy_punctgen.baselines.base import Baseline, Prediction, sentences_or_fail
+from spacy_punctgen.baselines.slots import SlotLabels, check_sentences, slot_words
 
 _WEIGHTS = "model.bin"
 N_COLUMNS = 6

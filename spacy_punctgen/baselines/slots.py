@@ -125,7 +125,7 @@ class SlotLabels:
     def cost_matrix(self) -> np.ndarray:
         """``C[c, y]``: token edit distance between the strings of labels ``c`` and ``y``."""
         if getattr(self, "_cost", None) is None:
-            from ..metrics import edit_distance
+            from spacy_punctgen.evaluation.metrics import edit_distance
 
             strs = [self.decode(k) for k in range(len(self.labels))]
             self._cost = np.array([[edit_distance(a, b) for b in strs] for a in strs], dtype=np.float64)

@@ -22,9 +22,9 @@ from typing import Dict, List, Optional, Tuple
 
 import numpy as np
 
-from .base import Baseline, Prediction, sentences_or_fail
-from .neural import log_softmax
-from .slots import UNK, SlotLabels, check_sentences, label_of, slot_of
+from spacy_punctgen.baselines.base import Baseline, Prediction, sentences_or_fail
+from spacy_punctgen.baselines.neural import log_softmax
+from spacy_punctgen.baselines.slots import UNK, SlotLabels, check_sentences, label_of, slot_of
 
 CONFIG = Path(__file__).resolve().parent / "slot_tagger.cfg"  # package data: installed with the package
 _PIPELINE = "pipeline"

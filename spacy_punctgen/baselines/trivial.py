@@ -9,8 +9,8 @@ from collections import Counter
 from pathlib import Path
 from typing import List
 
-from .base import Baseline, Prediction, sentences_or_fail
-from .slots import check_sentences, label_of, slot_of
+from spacy_punctgen.baselines.base import Baseline, Prediction, sentences_or_fail
+from spacy_punctgen.baselines.slots import check_sentences, label_of, slot_of
 
 
 class TrivialBaseline(Baseline):

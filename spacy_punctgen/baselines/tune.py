@@ -91,7 +91,7 @@ class PointCache:
         tmp.replace(folder / "point.json")
 
     def load(self, hyper: Dict):
-        from .base import load_baseline
+        from spacy_punctgen.baselines.base import load_baseline
 
         return load_baseline(self._dir(hyper) / "system")
 

@@ -1,0 +1,546 @@
+"""Punctuation restoration: choose surface punctuation ``x̂`` for an unpunctuated tree ``T``
+by minimum Bayes risk under ``p(x | T)`` (paper §6.1, MODEL.md §5 "Restoration").
+
+The loss is the token edit distance summed over slots.  :func:`restore_mixtures` decodes from
+several trees of one sentence at once (their uniform mixture, paper footnote 20).  Three decoders:
+
+* ``"sample"`` -- the paper's: draw ``n_samples`` sentences ``x ~ p(x|T)`` by ancestral
+  sampling and return the *sampled sentence* with the least total expected loss
+  against all samples.
+* ``"slot"`` -- the loss decomposes over slots, so choose, per slot, the sampled
+  string with the least expected edit distance to that slot's samples.  Never a
+  higher empirical risk than ``"sample"``, from the same draws.
+* ``"exact"`` -- per-slot MBR under the exact slot marginals ``p(x_i | T)``.
+
+Why sampling is cheap: without the ``inner`` template ``p(T'|T)`` factorises over
+nodes (each node draws its ``(l, r)`` from ATTACH's softmax over ``W_d``), the
+underlying string ``u_i`` of a slot is the concatenation of the punctemes of the
+constituents ending / starting there, and the channel rewrites each ``u_i``
+independently.  We draw every node's pair for all samples at once, group the
+samples of a slot by their underlying string, and draw the surface string from
+that string's exact channel output distribution (enumerated once per distinct
+``u`` and cached).  For ``"exact"``, the nodes that contribute to one slot are
+distinct, hence independent, so ``p(u_i)`` is a product of per-node marginals
+pushed through the channel.  It is enumerated, dropping partial strings below
+``EXACT_PRUNE`` and keeping at most ``EXACT_BEAM`` of them: exact on short slots,
+a close approximation where many constituents meet at one slot.
+
+Models trained with the ``inner`` template condition a node's pair on the surface
+punctuation inside its span; their prior does not factorise, and these decoders
+refuse them with a ValueError.
+"""
+from __future__ import annotations
+
+from typing import Dict, List, NamedTuple, Optional, Sequence, Tuple
+
+import numpy as np
+
+from spacy_punctgen.inference.dp import ABSORB_LEFT, ABSORB_RIGHT, BOS, KEEP, TRANSPOSE, tree_structure
+from spacy_punctgen.model.features import SURFACE_TEMPLATES
+from spacy_punctgen.data.preprocess import PunctSentence
+
+METHODS = ("slot", "sample", "exact")
+#: "exact": partial underlying strings (and channel outputs) less probable than this are dropped
+EXACT_PRUNE = 1e-7
+#: "exact": at most this many partial underlying strings per slot (the most probable) are kept
+EXACT_BEAM = 300
+#: "exact": MBR candidates per slot (the most probable strings) ...
+EXACT_CANDIDATES = 32
+#: ... scored against the (at most EXACT_BEAM) support strings at least this probable
+EXACT_SUPPORT_MIN = 1e-9
+_CHUNK = 64  # sentences per ATTACH forward batch
+
+Surface = Tuple[str, ...]
+
+
+class SlotChoice(NamedTuple):
+    """The decoded string of one slot and the model's probability of it at that slot
+    (exact for ``"exact"``, the sample frequency otherwise)."""
+
+    surface: Tuple[str, ...]
+    prob: float
+
+
+def edit_matrix(A: Sequence[Sequence[int]], B: Sequence[Sequence[int]]) -> np.ndarray:
+    """Token edit distances between every string of ``A`` and every string of ``B`` (int64
+    ``(|A|, |B|)``): the Levenshtein DP of :func:`metrics.edit_distance`, vectorised over pairs."""
+    m, k = len(A), len(B)
+    la = np.array([len(x) for x in A], dtype=np.int64)
+    lb = np.array([len(x) for x in B], dtype=np.int64)
+    La, Lb = int(la.max(initial=0)), int(lb.max(initial=0))
+    a = np.full((m, max(La, 1)), -1, dtype=np.int64)
+    b = np.full((k, max(Lb, 1)), -2, dtype=np.int64)
+    for r, x in enumerate(A):
+        a[r, :len(x)] = x
+    for c, x in enumerate(B):
+        b[c, :len(x)] = x
+    prev = np.broadcast_to(np.arange(Lb + 1, dtype=np.int64)[:, None, None], (Lb + 1, m, k)).copy()
+    idx = np.broadcast_to(lb[None, None, :], (1, m, k))
+    res = np.where(la[:, None] == 0, np.take_along_axis(prev, idx, axis=0)[0], 0)
+    for i in range(1, La + 1):
+        cur = np.empty_like(prev)
+        cur[0] = i
+        ai = a[:, i - 1][:, None]
+        for j in range(1, Lb + 1):
+            sub = prev[j - 1] + (ai != b[None, :, j - 1])
+            cur[j] = np.minimum(np.minimum(prev[j], cur[j - 1]) + 1, sub)
+        res = np.where(la[:, None] == i, np.take_along_axis(cur, idx, axis=0)[0], res)
+        prev = cur
+    return res
+
+
+def _channel_step(states: Dict[Tuple[int, Tuple[int, ...]], float], b: int, phi: np.ndarray
+                  ) -> Dict[Tuple[int, Tuple[int, ...]], float]:
+    """Read one underlying symbol ``b`` from every ``(pending, surface so far)`` state: one
+    edit of MODEL.md §2 per bigram (pending ``-1``: nothing read yet, ``b`` becomes pending);
+    equal states merge."""
+    nxt: Dict[Tuple[int, Tuple[int, ...]], float] = {}
+    for (a, out), p in states.items():
+        if a < 0:
+            nxt[(b, out)] = nxt.get((b, out), 0.0) + p
+            continue
+        ph = phi[a, b]
+        for key, q in (((b, out + (a,)), ph[KEEP]), ((a, out), ph[ABSORB_LEFT]),
+                       ((b, out), ph[ABSORB_RIGHT]), ((a, out + (b,)), ph[TRANSPOSE])):
+            if q > 0.0:
+                nxt[key] = nxt.get(key, 0.0) + p * float(q)
+    return nxt
+
+
+def channel_distribution(u: Sequence[int], phi: np.ndarray, r2l: bool) -> Dict[Tuple[int, ...], float]:
+    """``p(x | u)`` for every surface string ``x`` (symbol ids) the channel can make of ``u``:
+    the sliding-window PFST of MODEL.md §2 run forward, merging equal (pending, output) states
+    (exponential in ``len(u)`` at worst: for tests and short strings)."""
+    u = tuple(int(s) for s in u)
+    if not u:
+        return {(): 1.0}
+    seq = u[::-1] if r2l else u
+    states: Dict[Tuple[int, Tuple[int, ...]], float] = {(seq[0], ()): 1.0}
+    for b in seq[1:]:
+        states = _channel_step(states, b, phi)
+    result: Dict[Tuple[int, ...], float] = {}
+    for (a, out), p in states.items():
+        x = out + (a,)
+        if r2l:
+            x = x[::-1]
+        result[x] = result.get(x, 0.0) + p
+    return result
+
+
+def sample_channel(u: Sequence[int], phi: np.ndarray, r2l: bool, uniforms: np.ndarray) -> np.ndarray:
+    """One surface string per row of ``uniforms`` (``(c, len(u) - 1)``), drawn by running the
+    channel on ``u`` with one edit per bigram: int64 ``(c, len(u))`` rows, padded with -1."""
+    seq = np.asarray(u, dtype=np.int64)[::-1] if r2l else np.asarray(u, dtype=np.int64)
+    c, L = uniforms.shape[0], len(seq)
+    out = np.full((c, max(L, 1)), -1, dtype=np.int64)
+    if L == 0:
+        return out[:, :0]
+    rows = np.arange(c)
+    pending = np.full(c, seq[0], dtype=np.int64)
+    pos = np.zeros(c, dtype=np.int64)
+    for t in range(1, L):
+        b = seq[t]
+        cdf = np.cumsum(phi[pending, b], axis=1)
+        e = np.argmax(uniforms[:, t - 1, None] * cdf[:, -1:] < cdf, axis=1)
+        emit = (e == KEEP) | (e == TRANSPOSE)
+        out[rows[emit], pos[emit]] = np.where(e[emit] == KEEP, pending[emit], b)
+        pos += emit
+        pending = np.where((e == KEEP) | (e == ABSORB_RIGHT), b, pending)
+    out[rows, pos] = pending
+    pos += 1
+    if r2l:  # reverse each row's filled prefix
+        idx = pos[:, None] - 1 - np.arange(L)[None, :]
+        out = np.where(idx >= 0, np.take_along_axis(out, np.maximum(idx, 0), axis=1), -1)
+    return out
+
+
+class _Channel(NamedTuple):
+    phi: np.ndarray  # float64 (S, S, 4): the model's edit probabilities
+    r2l: bool
+
+
+def _channel_for(model) -> _Channel:
+    return _Channel(np.asarray(model.phi(), dtype=np.float64), bool(model.r2l))
+
+
+# --------------------------------------------------------------------------- prior
+class _Prior:
+    """p(T'|T) of one sentence: every node's pairs and probabilities, and which node
+    halves make up each slot's underlying string, in order."""
+
+    def __init__(self, pairs: List[np.ndarray], probs: List[np.ndarray], first: Sequence[int],
+                 last: Sequence[int]):
+        n = len(pairs)
+        self.n = n
+        self.pairs = pairs
+        self.probs = probs
+        ends: Dict[int, List[int]] = {}
+        starts: Dict[int, List[int]] = {}
+        for w in range(n):
+            ends.setdefault(last[w] + 1, []).append(w)
+            starts.setdefault(first[w], []).append(w)
+        # u_i: right punctemes of constituents ending at i (innermost first), then left
+        # punctemes of those starting at i (outermost first): MODEL.md §2
+        self.slot_parts: List[List[Tuple[int, int]]] = []
+        for i in range(n + 1):
+            parts = [(w, 1) for w in sorted(ends.get(i, []), key=lambda w: last[w] - first[w])]
+            parts += [(w, 0) for w in sorted(starts.get(i, []), key=lambda w: first[w] - last[w])]
+            self.slot_parts.append(parts)
+
+
+def _check_sentence(sentence: PunctSentence, k: Optional[int] = None) -> Tuple[List[int], List[int]]:
+    """Validate the tree; return each node's first and last word."""
+    name = f"sentence {sentence.sent_id!r}" if sentence.sent_id is not None else \
+        (f"sentence #{k}" if k is not None else "sentence")
+    n = len(sentence.words)
+    if n == 0:
+        raise ValueError(f"{name}: has no words; there is no tree to punctuate")
+    for field in ("heads", "deprels", "upos"):
+        if len(getattr(sentence, field)) != n:
+            raise ValueError(f"{name}: {len(getattr(sentence, field))} {field} for {n} words")
+    try:
+        _, _, _, first, last = tree_structure([int(h) for h in sentence.heads])
+    except (ValueError, TypeError) as err:
+        raise ValueError(f"{name}: bad heads {list(sentence.heads)}: {err}") from None
+    return first, last
+
+
+def _check_model(model) -> None:
+    inner = SURFACE_TEMPLATES & set(model.feature_config.templates)
+    if inner:
+        raise ValueError(f"restoration needs a prior p(T'|T) that factorises over nodes, but this model "
+                         f"uses the surface template(s) {sorted(inner)}, which condition a node's "
+                         f"punctuation on the surface punctuation inside it; train without them")
+
+
+def _priors(model, sentences: Sequence[PunctSentence], offset: int = 0) -> List[_Prior]:
+    """ATTACH's ``p_θ(l, r | w)`` over ``W_d(w)`` for every node of several sentences (batched)."""
+    spans = [_check_sentence(s, offset + k) for k, s in enumerate(sentences)]
+    out: List[_Prior] = []
+    ex = model.extractor
+    for a in range(0, len(sentences), _CHUNK):
+        part = sentences[a:a + _CHUNK]
+        rels, ptrs, units, off = [], [np.zeros(1, dtype=np.int64)], [], 0
+        for s in part:
+            r, p, u = ex.sentence_units(s)
+            rels.append(r)
+            ptrs.append(p[1:] + off)
+            units.append(u)
+            off += int(p[-1])
+        fwd = model.scorer.forward(model.theta, np.concatenate(rels), np.concatenate(ptrs),
+                                   np.concatenate(units))
+        node = 0
+        for k, (s, r) in enumerate(zip(part, rels)):
+            pairs, probs = [], []
+            for w in range(len(s.words)):
+                lo, hi = fwd.node_off[node], fwd.node_off[node + 1]
+                p = np.exp(fwd.logp[lo:hi])
+                pairs.append(ex.rel_tables[int(r[w])].pairs)
+                probs.append(p / p.sum())
+                node += 1
+            first, last = spans[a + k]
+            out.append(_Prior(pairs, probs, first, last))
+    return out
+
+
+# --------------------------------------------------------------------------- sampling
+class _SlotSamples(NamedTuple):
+    strings: List[Tuple[int, ...]]  # distinct surface strings (symbol ids, '^' stripped)
+    ids: np.ndarray  # int64 (N,): each sample's string
+    counts: np.ndarray  # int64 (len(strings),)
+
+
+def _sample_slots(prior: _Prior, grammar, channel: _Channel, n_samples: int,
+                  rng: np.random.Generator) -> List[_SlotSamples]:
+    """Ancestral samples of every slot's surface string (the same N sentences across slots)."""
+    N, n = int(n_samples), prior.n
+    u_nodes = rng.random((N, n))
+    chosen = np.empty((n, 2, N), dtype=np.int64)  # puncteme ids: [node, side, sample]
+    for w in range(n):
+        cdf = np.cumsum(prior.probs[w])
+        rows = np.minimum(np.searchsorted(cdf, u_nodes[:, w] * cdf[-1], side="right"), len(cdf) - 1)
+        chosen[w, 0] = prior.pairs[w][rows, 0]
+        chosen[w, 1] = prior.pairs[w][rows, 1]
+    pm = grammar.punctemes
+    B = len(pm)
+    out: List[_SlotSamples] = []
+    for i, parts in enumerate(prior.slot_parts):
+        code = np.zeros(N, dtype=np.int64)
+        for w, side in parts:  # mixed-radix code of the slot's puncteme sequence, kept dense
+            code = np.unique(code * B + chosen[w, side], return_inverse=True)[1].ravel()
+        _, first_idx, inv = np.unique(code, return_index=True, return_inverse=True)
+        inv = inv.ravel()
+        strings: List[Tuple[int, ...]] = []
+        index: Dict[Tuple[int, ...], int] = {}
+        ids = np.empty(N, dtype=np.int64)
+        for g, k in enumerate(first_idx):
+            u: Tuple[int, ...] = (BOS,) if i == 0 else ()
+            for w, side in parts:
+                u += pm[chosen[w, side, k]]
+            sel = np.flatnonzero(inv == g)
+            if not u:
+                ids[sel] = index.setdefault((), len(strings))
+                if len(strings) < len(index):
+                    strings.append(())
+                continue
+            rows = sample_channel(u, channel.phi, channel.r2l, rng.random((len(sel), max(len(u) - 1, 0))))
+            if i == 0:
+                if not (rows[:, 0] == BOS).all():
+                    raise AssertionError("the channel moved or deleted '^'")
+                rows = rows[:, 1:]
+            distinct, local_inv = np.unique(rows, axis=0, return_inverse=True)
+            local = np.empty(len(distinct), dtype=np.int64)
+            for j, row in enumerate(distinct):
+                x = tuple(int(v) for v in row if v >= 0)
+                if x not in index:
+                    index[x] = len(strings)
+                    strings.append(x)
+                local[j] = index[x]
+            ids[sel] = local[local_inv.ravel()]
+        out.append(_SlotSamples(strings, ids, np.bincount(ids, minlength=len(strings))))
+    return out
+
+
+def _risks(samples: _SlotSamples) -> np.ndarray:
+    """Σ_j d(s, x_j) over the slot's samples, for each distinct sampled string s (integers)."""
+    return edit_matrix(samples.strings, samples.strings) @ samples.counts
+
+
+# --------------------------------------------------------------------------- exact
+_State = Tuple[int, Tuple[int, ...]]  # (pending symbol or -1, surface emitted so far)
+
+
+def _read(states: Dict[_State, float], seq: Sequence[int], phi: np.ndarray, weight: float,
+          into: Dict[_State, float]) -> None:
+    """Run the channel over ``seq`` from every state; add ``weight ×`` the results to ``into``."""
+    cur = {k: p * weight for k, p in states.items() if p * weight >= EXACT_PRUNE}
+    for b in seq:
+        cur = _channel_step(cur, b, phi)
+    for key, p in cur.items():
+        if p >= EXACT_PRUNE:
+            into[key] = into.get(key, 0.0) + p
+
+
+def _slot_marginal(prior: _Prior, i: int, grammar, channel: _Channel) -> Dict[Tuple[int, ...], float]:
+    """``p(x_i | T)`` (symbol ids, '^' stripped).  The channel reads the slot's puncteme
+    sequence one node half at a time, each a mixture over its marginal; equal channel states
+    (pending token, surface so far) merge, states below EXACT_PRUNE are dropped and at most
+    EXACT_BEAM kept, so this is exact up to a negligible mass."""
+    pm = grammar.punctemes
+    parts = prior.slot_parts[i]
+    r2l = channel.r2l
+    if r2l:  # the machine reads u_i reversed: last half first, each puncteme reversed, '^' last
+        parts = parts[::-1]
+    states: Dict[_State, float] = {(BOS, ()) if i == 0 and not r2l else (-1, ()): 1.0}
+    for w, side in parts:
+        marg = np.bincount(prior.pairs[w][:, side], weights=prior.probs[w], minlength=len(pm))
+        nxt: Dict[_State, float] = {}
+        for k in np.flatnonzero(marg > 0):
+            seq = pm[k][::-1] if r2l else pm[k]
+            _read(states, seq, channel.phi, float(marg[k]), nxt)
+        if len(nxt) > EXACT_BEAM:
+            nxt = dict(sorted(nxt.items(), key=lambda kv: -kv[1])[:EXACT_BEAM])
+        states = nxt
+    if i == 0 and r2l:
+        end: Dict[_State, float] = {}
+        _read(states, (BOS,), channel.phi, 1.0, end)
+        states = end
+    xs: Dict[Tuple[int, ...], float] = {}
+    for (a, out), p in states.items():
+        x = out + (a,) if a >= 0 else out
+        if r2l:
+            x = x[::-1]
+        if i == 0:
+            if not x or x[0] != BOS:
+                raise AssertionError("the channel moved or deleted '^'")
+            x = x[1:]
+        xs[x] = xs.get(x, 0.0) + p
+    return xs
+
+
+def mbr_index(candidates: Sequence[Tuple], support: Sequence[Tuple], weights: Sequence[float]) -> int:
+    """Index of the candidate with the least expected edit distance ``Σ_s w(s)·d(c, s)``
+    (ties: the earliest candidate)."""
+    syms: Dict[object, int] = {}
+    enc = [[tuple(syms.setdefault(t, len(syms)) for t in x) for x in xs] for xs in (candidates, support)]
+    risk = edit_matrix(enc[0], enc[1]).astype(np.float64) @ np.asarray(weights, dtype=np.float64)
+    return int(np.argmin(risk))
+
+
+def _exact_choice(marg: Dict[Tuple[int, ...], float]) -> Tuple[Tuple[int, ...], float]:
+    ranked = sorted(marg, key=lambda x: (-marg[x], x))
+    support = [x for x in ranked[:EXACT_BEAM] if marg[x] >= EXACT_SUPPORT_MIN] or ranked[:1]
+    best = ranked[mbr_index(ranked[:EXACT_CANDIDATES], support, [marg[x] for x in support])]
+    return best, marg[best]
+
+
+# --------------------------------------------------------------------------- API
+def _names(model, x: Tuple[int, ...]) -> Surface:
+    sym = model.inventory.symbols
+    return tuple(sym[s] for s in x)
+
+
+def _pool(per_tree: Sequence[List[_SlotSamples]]) -> List[_SlotSamples]:
+    """Per slot, the samples of every tree in one table (strings merged, tree 0's first)."""
+    if len(per_tree) == 1:
+        return list(per_tree[0])
+    out: List[_SlotSamples] = []
+    for slot in zip(*per_tree):
+        index: Dict[Tuple[int, ...], int] = {}
+        strings: List[Tuple[int, ...]] = []
+        ids = []
+        for s in slot:
+            for x in s.strings:
+                if x not in index:
+                    index[x] = len(strings)
+                    strings.append(x)
+            ids.append(np.array([index[x] for x in s.strings], dtype=np.int64)[s.ids])
+        all_ids = np.concatenate(ids)
+        out.append(_SlotSamples(strings, all_ids, np.bincount(all_ids, minlength=len(strings))))
+    return out
+
+
+def _allocation(n_samples: int, k: int) -> List[int]:
+    """Stratified draws of a uniform mixture of ``k`` trees: ``n_samples`` split as evenly as
+    possible, the first trees taking the remainder."""
+    q, r = divmod(int(n_samples), k)
+    return [q + (j < r) for j in range(k)]
+
+
+def _mixture_marginal(priors: Sequence[_Prior], i: int, grammar, channel: _Channel
+                      ) -> Dict[Tuple[int, ...], float]:
+    """``(1/K) Σ_k p(x_i | T_k)``: slot ``i``'s marginal under the uniform mixture of the trees."""
+    if len(priors) == 1:
+        return _slot_marginal(priors[0], i, grammar, channel)
+    mix: Dict[Tuple[int, ...], float] = {}
+    for prior in priors:
+        for x, p in _slot_marginal(prior, i, grammar, channel).items():
+            mix[x] = mix.get(x, 0.0) + p / len(priors)
+    return mix
+
+
+def _decode(model, priors: Sequence[_Prior], channel: _Channel, method: str, n_samples: int,
+            rngs: Sequence[np.random.Generator]) -> List[SlotChoice]:
+    """MBR under the uniform mixture of the trees' ``p(x | T_k)`` (one tree: plain MBR)."""
+    grammar = model.grammar
+    n = priors[0].n
+    if method == "exact":
+        out = []
+        for i in range(n + 1):
+            x, p = _exact_choice(_mixture_marginal(priors, i, grammar, channel))
+            out.append(SlotChoice(_names(model, x), float(p)))
+        return out
+    slots = _pool([_sample_slots(prior, grammar, channel, m, rng)
+                   for prior, m, rng in zip(priors, _allocation(n_samples, len(priors)), rngs) if m > 0])
+    risks = [_risks(s) for s in slots]
+    N = float(n_samples)
+    if method == "slot":
+        picks = []
+        for s, r in zip(slots, risks):
+            # least risk; ties: the more frequent string, then the first drawn
+            picks.append(int(np.lexsort((np.arange(len(r)), -s.counts, r))[0]))
+    else:  # "sample": the sampled sentence with the least total risk (first drawn on ties)
+        total = np.zeros(int(n_samples), dtype=np.int64)
+        for s, r in zip(slots, risks):
+            total += r[s.ids]
+        k = int(np.argmin(total))
+        picks = [int(s.ids[k]) for s in slots]
+    return [SlotChoice(_names(model, s.strings[j]), float(s.counts[j] / N)) for s, j in zip(slots, picks)]
+
+
+def _prepare(model, sentences: Sequence[PunctSentence]) -> Tuple[List[_Prior], _Channel]:
+    _check_model(model)
+    sentences = list(sentences)
+    for k, s in enumerate(sentences):
+        _check_sentence(s, k)
+    priors: List[_Prior] = []
+    for a in range(0, len(sentences), _CHUNK):
+        priors.extend(_priors(model, sentences[a:a + _CHUNK], offset=a))
+    return priors, _channel_for(model)
+
+
+def sample_punctuation(model, sentence: PunctSentence, n_samples: int = 1000, seed: int = 0
+                       ) -> List[List[Surface]]:
+    """``n_samples`` ancestral samples ``x ~ p(x|T)``: per sample, the surface string of every slot."""
+    if int(n_samples) < 1:
+        raise ValueError(f"n_samples must be at least 1, not {n_samples}")
+    (prior,), channel = _prepare(model, [sentence])
+    slots = _sample_slots(prior, model.grammar, channel, n_samples, np.random.default_rng([int(seed), 0]))
+    names = [[_names(model, x) for x in s.strings] for s in slots]
+    return [[names[i][int(s.ids[k])] for i, s in enumerate(slots)] for k in range(int(n_samples))]
+
+
+def slot_marginals(model, sentence: PunctSentence) -> List[Dict[Surface, float]]:
+    """The exact ``p(x_i | T)`` of every slot (strings below ``EXACT_PRUNE`` dropped)."""
+    return mixture_slot_marginals(model, [sentence])
+
+
+def _check_trees(trees: Sequence[PunctSentence], k: int) -> None:
+    """The trees of one sentence must exist and share its words."""
+    if not trees:
+        raise ValueError(f"sentence #{k}: no trees to restore from")
+    words = list(trees[0].words)
+    for j, t in enumerate(trees[1:], 1):
+        if list(t.words) != words:
+            raise ValueError(f"sentence #{k} ({trees[0].sent_id!r}): tree {j} has the words {list(t.words)[:8]}..., "
+                             f"tree 0 {words[:8]}...: a mixture needs trees of the same words")
+
+
+def _prepare_mixtures(model, tree_sets: Sequence[Sequence[PunctSentence]]
+                      ) -> Tuple[List[List[_Prior]], _Channel]:
+    """The priors of every tree, grouped by sentence (one batched ATTACH pass over all trees)."""
+    tree_sets = [list(ts) for ts in tree_sets]
+    for k, ts in enumerate(tree_sets):
+        _check_trees(ts, k)
+    flat, channel = _prepare(model, [t for ts in tree_sets for t in ts])
+    out, a = [], 0
+    for ts in tree_sets:
+        out.append(flat[a:a + len(ts)])
+        a += len(ts)
+    return out, channel
+
+
+def mixture_slot_marginals(model, trees: Sequence[PunctSentence]) -> List[Dict[Surface, float]]:
+    """``(1/K) Σ_k p(x_i | T_k)`` for every slot: the exact slot marginals of the uniform mixture
+    of ``K`` trees of one sentence (paper footnote 20; one tree: :func:`slot_marginals`)."""
+    (priors,), channel = _prepare_mixtures(model, [trees])
+    return [{_names(model, x): p for x, p in _mixture_marginal(priors, i, model.grammar, channel).items()}
+            for i in range(priors[0].n + 1)]
+
+
+def _check_args(method: str, n_samples: int) -> None:
+    if method not in METHODS:
+        raise ValueError(f"method must be one of {METHODS}, not {method!r}")
+    if method != "exact" and int(n_samples) < 1:
+        raise ValueError(f"n_samples must be at least 1, not {n_samples}")
+
+
+def restore_sentence(model, sentence: PunctSentence, method: str = "slot", n_samples: int = 1000,
+                     seed: int = 0) -> List[SlotChoice]:
+    """MBR punctuation for the tree of ``sentence`` (its ``slots`` are ignored): one
+    :class:`SlotChoice` per slot ``x_0..x_n`` (``^`` excluded).  Deterministic given ``seed``."""
+    return restore_sentences(model, [sentence], method, n_samples, seed)[0]
+
+
+def restore_sentences(model, sentences: Sequence[PunctSentence], method: str = "slot",
+                      n_samples: int = 1000, seed: int = 0) -> List[List[SlotChoice]]:
+    """:func:`restore_sentence` for many sentences.  Sentence ``k`` draws from the random stream
+    ``default_rng([seed, k])``: its result depends on its position, never on the other sentences."""
+    return restore_mixtures(model, [[s] for s in sentences], method, n_samples, seed)
+
+
+def restore_mixtures(model, tree_sets: Sequence[Sequence[PunctSentence]], method: str = "slot",
+                     n_samples: int = 1000, seed: int = 0) -> List[List[SlotChoice]]:
+    """MBR punctuation of each sentence from several trees of it (``tree_sets[k]``: the trees of
+    sentence ``k``, same words), under the uniform mixture ``p(x) = (1/K) Σ_j p(x | T_j)`` (paper
+    footnote 20: "several parses instead of one").  ``exact`` averages the trees' slot marginals;
+    ``slot``/``sample`` pool ``n_samples`` draws split evenly over the trees (stratified mixture
+    sampling), tree ``j`` of sentence ``k`` drawing from ``default_rng([seed, k])`` (``j = 0``) or
+    ``default_rng([seed, k, j])``.  One tree per sentence is exactly :func:`restore_sentences`."""
+    _check_args(method, n_samples)
+    prior_sets, channel = _prepare_mixtures(model, tree_sets)
+    out = []
+    for k, priors in enumerate(prior_sets):
+        rngs = [np.random.default_rng([int(seed), k] + ([j] if j else [])) for j in range(len(priors))]
+        out.append(_decode(model, priors, channel, method, n_samples, rngs))
+    return out

@@ -1,0 +1,288 @@
+"""Python face of the exact DP (``_dp``, compiled from ``cython_ext/dp.pyx``).
+
+:class:`Grammar` holds the model-independent puncteme table; :func:`build_lattice`
+turns one tree with its surface punctuation and candidate ``(l, r)`` pairs into the
+flat integer arrays the Cython core walks.  A lattice depends only on the data,
+never on parameters, so training builds it once per sentence and reuses it.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import List, Optional, Sequence, Tuple
+
+import numpy as np
+
+from spacy_punctgen.inference import _dp
+from spacy_punctgen.data.trees import forest, tree_structure  # noqa: F401  (tree_structure: part of this API)
+
+KEEP, ABSORB_LEFT, ABSORB_RIGHT, TRANSPOSE = 0, 1, 2, 3
+EDIT_NAMES = ("keep", "absorb_left", "absorb_right", "transpose")
+BOS = 0  # symbol id of '^'
+
+
+class Grammar:
+    """Puncteme table: puncteme id -> sequence of symbol ids (id 0 is ε)."""
+
+    def __init__(self, n_symbols: int, punctemes: Sequence[Sequence[int]]):
+        self.n_symbols = int(n_symbols)
+        self.punctemes = [tuple(int(s) for s in p) for p in punctemes]
+        if not self.punctemes or self.punctemes[0] != ():
+            raise ValueError("puncteme 0 must be the empty puncteme ()")
+        for i, p in enumerate(self.punctemes):
+            for s in p:
+                if not 0 <= s < self.n_symbols:
+                    raise ValueError(f"puncteme {i} {p} has symbol {s} outside 0..{self.n_symbols - 1}")
+        lens = np.array([len(p) for p in self.punctemes], dtype=np.int32)
+        self.pm_ptr = np.zeros(len(lens) + 1, dtype=np.int32)
+        np.cumsum(lens, out=self.pm_ptr[1:])
+        flat = [s for p in self.punctemes for s in p]
+        self.pm_sym = np.array(flat or [0], dtype=np.int32)
+        # the puncteme without its first (last) symbol, -1 if that is no puncteme: the DP builds
+        # a puncteme's channel rows from its tail's (head's) with one more symbol
+        ids = {p: i for i, p in enumerate(self.punctemes)}
+        self.pm_tail = np.array([ids.get(p[1:], -1) if p else -1 for p in self.punctemes], dtype=np.int32)
+        self.pm_head = np.array([ids.get(p[:-1], -1) if p else -1 for p in self.punctemes], dtype=np.int32)
+
+
+@dataclass
+class Lattice:
+    """One sentence, compiled for the DP. Candidate k belongs to node ``cand_node[k]``
+    and is row ``cand_row[k]`` of that node's candidate array given to :func:`build_lattice`."""
+
+    n: int
+    first: np.ndarray
+    last: np.ndarray
+    kid_ptr: np.ndarray
+    kids: np.ndarray
+    nleft: np.ndarray
+    order: np.ndarray
+    roots: np.ndarray
+    x_ptr: np.ndarray
+    x_sym: np.ndarray
+    x_ptr_r: np.ndarray
+    x_sym_r: np.ndarray
+    cand_ptr: np.ndarray
+    cand_li: np.ndarray
+    cand_ri: np.ndarray
+    cand_l: np.ndarray
+    cand_r: np.ndarray
+    cand_node: np.ndarray
+    cand_row: np.ndarray
+    ul_ptr: np.ndarray
+    ul: np.ndarray
+    ur_ptr: np.ndarray
+    ur: np.ndarray
+    # the largest symbol / puncteme id the lattice uses: a grammar given to the DP must cover
+    # them (the Cython core does not bounds-check)
+    max_symbol: int = 0
+    max_puncteme: int = 0
+
+    @property
+    def n_candidates(self) -> int:
+        return int(self.cand_l.shape[0])
+
+    def node_candidates(self, w: int) -> slice:
+        return slice(int(self.cand_ptr[w]), int(self.cand_ptr[w + 1]))
+
+
+def build_lattice(grammar: Grammar, heads: Sequence[int], slot_syms: Sequence[Sequence[int]],
+                  node_cands: Sequence[np.ndarray]) -> Lattice:
+    n = len(heads)
+    if n == 0:
+        raise ValueError("cannot build a lattice for a sentence with no words")
+    if len(slot_syms) != n + 1:
+        raise ValueError(f"expected {n + 1} slots for {n} words, got {len(slot_syms)}")
+    if len(slot_syms[0]) == 0 or int(slot_syms[0][0]) != BOS:
+        raise ValueError("slot 0 must start with the '^' symbol (id 0)")
+    if len(node_cands) != n:
+        raise ValueError(f"expected candidate pairs for {n} nodes, got {len(node_cands)}")
+    S = grammar.n_symbols
+    lens = [len(x) for x in slot_syms]
+    flat = [int(s) for x in slot_syms for s in x]
+    if flat and (min(flat) < 0 or max(flat) >= S):
+        i = next(i for i, x in enumerate(slot_syms) if any(not 0 <= int(s) < S for s in x))
+        s = next(int(s) for s in slot_syms[i] if not 0 <= int(s) < S)
+        raise ValueError(f"slot {i} has symbol id {s} outside 0..{S - 1}")
+    children, roots, order, first, last = tree_structure(heads)
+    kid_ptr = [0]
+    kids: List[int] = []
+    nleft = []
+    for w in range(n):
+        ks = sorted(children[w])
+        kids.extend(ks)
+        kid_ptr.append(len(kids))
+        nleft.append(sum(1 for c in ks if c < w))
+    x_ptr = np.zeros(n + 2, dtype=np.int32)
+    np.cumsum(lens, out=x_ptr[1:])
+    x_sym = np.array(flat or [0], dtype=np.int32)
+    x_sym_r = np.array([int(s) for x in slot_syms for s in reversed(list(x))] or [0], dtype=np.int32)
+    # candidates of all nodes at once (one vectorised pass: this runs for every sentence analysed)
+    n_pm = len(grammar.punctemes)
+    arrs = [np.asarray(c, dtype=np.int64).reshape(-1, 2) for c in node_cands]
+    counts = np.array([a.shape[0] for a in arrs], dtype=np.int64)
+    allc = np.concatenate(arrs) if counts.sum() else np.zeros((0, 2), dtype=np.int64)
+    node = np.repeat(np.arange(n, dtype=np.int64), counts)
+    rows = np.arange(allc.shape[0], dtype=np.int64) - np.repeat(np.cumsum(counts) - counts, counts)
+    bad = ((allc < 0) | (allc >= n_pm)).any(axis=1)
+    if bad.any():
+        raise ValueError(f"node {int(node[np.argmax(bad)])} has a candidate puncteme id outside 0..{n_pm - 1}")
+    lens_a = np.asarray(lens, dtype=np.int64)
+    first_a, last_a = np.asarray(first, dtype=np.int64), np.asarray(last, dtype=np.int64)
+    # a non-empty half must land on a non-empty surface slot (the channel never inserts)
+    ok = ~((lens_a[first_a][node] == 0) & (allc[:, 0] != 0)) & ~((lens_a[last_a + 1][node] == 0) & (allc[:, 1] != 0))
+    allc, node, rows = allc[ok], node[ok], rows[ok]
+
+    def i32(v):
+        return np.array(v if len(v) else [0], dtype=np.int32)
+
+    return Lattice(
+        n=n,
+        first=np.array(first, dtype=np.int32),
+        last=np.array(last, dtype=np.int32),
+        kid_ptr=np.array(kid_ptr, dtype=np.int32),
+        kids=i32(kids),
+        nleft=np.array(nleft, dtype=np.int32),
+        order=np.array(order, dtype=np.int32),
+        roots=np.array(roots, dtype=np.int32),
+        x_ptr=x_ptr,
+        x_sym=x_sym,
+        x_ptr_r=x_ptr.copy(),
+        x_sym_r=x_sym_r,
+        max_symbol=max(flat) if flat else 0,
+        **_candidate_fields(n, n_pm, allc, node, rows),
+    )
+
+
+def _candidate_fields(n: int, n_pm: int, allc: np.ndarray, node: np.ndarray, rows: np.ndarray) -> dict:
+    """The candidate arrays of a :class:`Lattice` from its (kept) candidates in node order: per
+    node, the sorted distinct left (right) punctemes and each candidate's index among them
+    (computed by the compiled core: this runs for every sentence analysed)."""
+    cand_l = np.ascontiguousarray(allc[:, 0], dtype=np.int64)
+    cand_r = np.ascontiguousarray(allc[:, 1], dtype=np.int64)
+    node = np.ascontiguousarray(node, dtype=np.int64)
+    cand_ptr, cand_li, cand_ri, ul_ptr, ul, ur_ptr, ur = _dp.candidate_fields(n, n_pm, cand_l, cand_r, node)
+    # int32 per candidate: training keeps the lattices of the whole treebank in memory
+    return dict(cand_ptr=cand_ptr, cand_li=cand_li, cand_ri=cand_ri, cand_l=cand_l.astype(np.int32),
+                cand_r=cand_r.astype(np.int32), cand_node=node.astype(np.int32),
+                cand_row=np.asarray(rows).astype(np.int32), ul_ptr=ul_ptr, ul=ul, ur_ptr=ur_ptr, ur=ur,
+                max_puncteme=int(allc.max()) if allc.size else 0)
+
+
+def restrict_lattice(lat: Lattice, keep: np.ndarray, n_punctemes: int) -> Lattice:
+    """The lattice with only the candidates where ``keep`` (bool per candidate) holds: equal,
+    array for array, to :func:`build_lattice` given only those candidates (their rows keep
+    their numbers).  Analysis uses it to get the unsmoothed lattice from the smoothed one
+    without compiling the sentence twice."""
+    keep = np.asarray(keep, dtype=bool)
+    if keep.shape != (lat.n_candidates,):
+        raise ValueError(f"keep must have shape ({lat.n_candidates},), got {keep.shape}")
+    allc = np.stack([lat.cand_l[keep], lat.cand_r[keep]], axis=1)
+    fields = {f: getattr(lat, f) for f in ("n", "first", "last", "kid_ptr", "kids", "nleft", "order", "roots",
+                                           "x_ptr", "x_sym", "x_ptr_r", "x_sym_r", "max_symbol")}
+    return Lattice(**fields, **_candidate_fields(lat.n, int(n_punctemes), allc, lat.cand_node[keep],
+                                                 lat.cand_row[keep]))
+
+
+@dataclass
+class DPResult:
+    logZ: float
+    mu: np.ndarray
+    counts: np.ndarray
+    dmu: Optional[np.ndarray] = None
+    dcounts: Optional[np.ndarray] = None
+
+
+def _check_p(lat: Lattice, cand_p) -> np.ndarray:
+    p = np.ascontiguousarray(cand_p, dtype=np.float64)
+    if p.shape != (lat.n_candidates,):
+        raise ValueError(f"cand_p must have shape ({lat.n_candidates},), got {p.shape}")
+    if not np.all(np.isfinite(p)) or np.any(p < 0):
+        raise ValueError("candidate probabilities must be finite and non-negative")
+    return p
+
+
+def _check_grammar(lat: Lattice, grammar: Grammar) -> None:
+    if lat.max_symbol >= grammar.n_symbols or lat.max_puncteme >= len(grammar.punctemes):
+        raise ValueError(f"the lattice uses symbol id {lat.max_symbol} and puncteme id {lat.max_puncteme}, "
+                         f"outside this grammar ({grammar.n_symbols} symbols, {len(grammar.punctemes)} "
+                         f"punctemes): build the lattice with the grammar you run the DP with")
+
+
+def _check_phi(grammar: Grammar, phi) -> np.ndarray:
+    phi = np.ascontiguousarray(phi, dtype=np.float64)
+    S = grammar.n_symbols
+    if phi.shape != (S, S, 4):
+        raise ValueError(f"phi must have shape ({S}, {S}, 4), got {phi.shape}")
+    if not np.isfinite(phi).all() or (phi < 0).any():  # else NaN or a wrong log p(x|T), silently
+        raise ValueError("channel probabilities phi must be finite and non-negative")
+    return phi
+
+
+def inside_outside(lat: Lattice, grammar: Grammar, cand_p, phi, r2l: bool, grad: bool = True,
+                   tilt=None, counts_out: Optional[np.ndarray] = None,
+                   phi_checked: bool = False) -> DPResult:
+    """log p(x|T), posterior marginals per candidate and expected edit counts.
+
+    ``tilt`` (float per candidate): also return d/dλ at λ=0 of the marginals and
+    counts when each candidate's weight is multiplied by exp(λ·tilt).
+    ``counts_out`` (float64 ``[S, S, 4]``): the counts are added to it (and it is the
+    result's ``counts``).  ``phi_checked``: ``phi`` already passed :func:`_check_phi`
+    (a trainer checks it once per batch, not once per sentence).
+    """
+    p = _check_p(lat, cand_p)
+    _check_grammar(lat, grammar)
+    if not phi_checked:
+        phi = _check_phi(grammar, phi)
+    if lat.n_candidates == 0:
+        S = grammar.n_symbols
+        return DPResult(-np.inf, np.zeros(0), np.zeros((S, S, 4)) if counts_out is None else counts_out)
+    logZ, mu, counts, dmu, dcounts = _dp.run_dp(lat, grammar, p, phi, bool(r2l), "sum",
+                                                grad, grad, tilt if grad else None,
+                                                counts_out=counts_out)
+    if counts_out is not None:
+        counts = counts_out
+    return DPResult(float(logZ), mu, counts, dmu, dcounts)
+
+
+def log_prob(lat: Lattice, grammar: Grammar, cand_p, phi, r2l: bool) -> float:
+    """log p(x|T) only (inside pass)."""
+    p = _check_p(lat, cand_p)
+    _check_grammar(lat, grammar)
+    if lat.n_candidates == 0:
+        return -np.inf
+    return float(_dp.run_dp(lat, grammar, p, _check_phi(grammar, phi), bool(r2l), "sum", False, False)[0])
+
+
+def viterbi(lat: Lattice, grammar: Grammar, cand_p, phi, r2l: bool) -> Tuple[float, np.ndarray]:
+    """Best joint derivation (underlying tree and channel path): its log-probability and
+    the chosen lattice candidate per node (-1 everywhere if x is impossible)."""
+    p = _check_p(lat, cand_p)
+    _check_grammar(lat, grammar)
+    best = np.full(lat.n, -1, dtype=np.int64)
+    if lat.n_candidates == 0:
+        return -np.inf, best
+    logmax, mu, _, _, _ = _dp.run_dp(lat, grammar, p, _check_phi(grammar, phi), bool(r2l), "max", True, False)
+    if logmax == -np.inf:
+        return -np.inf, best
+    for w in range(lat.n):
+        a, b = int(lat.cand_ptr[w]), int(lat.cand_ptr[w + 1])
+        best[w] = a + int(np.argmax(mu[a:b]))
+    return float(logmax), best
+
+
+def sample_posterior(lat: Lattice, grammar: Grammar, cand_p, phi, r2l: bool, n_samples: int,
+                     seed: int = 0) -> np.ndarray:
+    """Exact samples T' ~ p(T' | T, x): int64[n_samples, n] lattice-candidate indices.
+
+    Raises ValueError if x is impossible under the model (there is nothing to sample).
+    """
+    p = _check_p(lat, cand_p)
+    _check_grammar(lat, grammar)
+    rng = np.random.default_rng(seed)
+    uniforms = rng.random((int(n_samples), lat.n))
+    if lat.n_candidates == 0:
+        raise ValueError("the surface punctuation is impossible under the model: nothing to sample")
+    logZ, choices = _dp.sample_dp(lat, grammar, p, _check_phi(grammar, phi), bool(r2l), uniforms)
+    if logZ == -np.inf:
+        raise ValueError("the surface punctuation is impossible under the model: nothing to sample")
+    return choices

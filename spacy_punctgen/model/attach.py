@@ -1,0 +1,271 @@
+"""ATTACH: ``p_θ(l, r | w)`` over the node's full ``W_d`` and its gradient (MODEL.md §2).
+
+Why a separate module: this is the only place that touches θ.  Scoring a batch
+is a gather from θ per distinct *context unit* (see :mod:`.features`), a
+segment sum per node and a row softmax -- all numpy, float64 accumulation.  The
+gradient of ``Σ_w Σ_{(l,r)} G_w(l, r) · log p_θ(l, r | w)``-type objectives is the
+reverse: given ``G = ∂obj/∂score`` per (node, pair) (for the log-likelihood,
+``μ − p``), sum the rows of the nodes that share a unit, then scatter into θ
+with one ``np.bincount``.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import List, Optional, Tuple
+
+import numpy as np
+
+from spacy_punctgen.inference import _train
+from spacy_punctgen.model.features import FeatureExtractor, FeatureIndex
+
+
+def log_softmax_rows(scores: np.ndarray) -> np.ndarray:
+    """Row-wise log-softmax of a float64 matrix."""
+    m = scores.max(axis=1, keepdims=True)
+    z = scores - m
+    return z - np.log(np.exp(z).sum(axis=1, keepdims=True))
+
+
+def segment_log_softmax(scores: np.ndarray, offsets: np.ndarray) -> np.ndarray:
+    """Log-softmax of ``scores[offsets[i]:offsets[i+1]]`` for every (non-empty) segment ``i``."""
+    scores = np.asarray(scores, dtype=np.float64)
+    offsets = np.asarray(offsets, dtype=np.int64)
+    if scores.size == 0:
+        return scores.copy()
+    lens = np.diff(offsets)
+    if np.any(lens <= 0):
+        raise ValueError("every segment must be non-empty")
+    starts = offsets[:-1]
+    seg = np.repeat(np.arange(len(lens)), lens)
+    m = np.maximum.reduceat(scores, starts)
+    z = scores - m[seg]
+    lse = np.log(np.add.reduceat(np.exp(z), starts))
+    return z - lse[seg]
+
+
+@dataclass
+class _Group:
+    rid: int
+    nodes: np.ndarray  # positions (in batch node order) of this relation's nodes
+    inv: np.ndarray  # entry -> local unit row
+    counts: np.ndarray  # contexts per node
+    ent_unit: np.ndarray  # known features of the group's units: local unit row,
+    ent_col: np.ndarray  # ... column of the relation table,
+    ent_feat: np.ndarray  # ... feature id
+    n_units: int
+    P: int
+
+
+@dataclass
+class AttachForward:
+    """Result of :meth:`AttachScorer.forward` for a batch of nodes."""
+
+    node_off: np.ndarray  # int64 (N+1,): node w's pairs are flat[node_off[w]:node_off[w+1]]
+    logp: np.ndarray  # float64 (node_off[-1],)
+    groups: List[_Group]
+    rel_ids: Optional[np.ndarray] = None  # forward_fast: the batch's nodes, for backward_fast
+    unit_ptr: Optional[np.ndarray] = None
+    units: Optional[np.ndarray] = None
+
+    @property
+    def p(self) -> np.ndarray:
+        return np.exp(self.logp)
+
+
+class AttachScorer:
+    """Scores nodes with θ (length ``F``, the feature dictionary's size).
+
+    For each context unit it caches, once, the list of its known features as
+    (column of the relation table, feature id).  A batch's scores are then: a
+    dense (units × columns) weight table filled from θ, times the relation's
+    (columns × pairs) 0/1 matrix, summed over each node's units, row-softmaxed.
+    """
+
+    def __init__(self, extractor: FeatureExtractor, index: FeatureIndex):
+        self.extractor = extractor
+        self.index = index
+        self._ptr = np.zeros(1, dtype=np.int64)  # unit -> its entries [ptr[u], ptr[u+1])
+        self._col_parts: List[np.ndarray] = []
+        self._feat_parts: List[np.ndarray] = []
+        self._col = np.zeros(0, dtype=np.int32)
+        self._feat = np.zeros(0, dtype=np.int64)
+
+    @property
+    def n_features(self) -> int:
+        return self.index.size
+
+    def _ensure(self, chunk: int = 1 << 16) -> None:
+        """Compute the known-feature lists of units interned since the last call, ``chunk``
+        units at a time (the first call after training's feature collection sees every
+        training unit: doing them all at once would hold several copies of all entries)."""
+        done = len(self._ptr) - 1
+        upto = self.extractor.n_units
+        if upto <= done:
+            return
+        ex = self.extractor
+        col_parts, feat_parts, count_parts = [self._col], [self._feat], []
+        for a in range(done, upto, chunk):
+            new = np.arange(a, min(a + chunk, upto))
+            rels = ex.unit_relations(new)
+            hashes = ex.unit_hashes(new)
+            units, cols, feats = [], [], []
+            for rid in np.unique(rels):
+                sel = np.flatnonzero(rels == rid)
+                u, c, f = self.index.unit_entries(hashes[sel], ex.rel_tables[int(rid)])
+                units.append(sel[u])
+                cols.append(c.astype(np.int32))
+                feats.append(f)
+            u = np.concatenate(units)
+            order = np.argsort(u, kind="stable")
+            count_parts.append(np.bincount(u, minlength=len(new)))
+            col_parts.append(np.concatenate(cols)[order])
+            feat_parts.append(np.concatenate(feats)[order])
+            del units, cols, feats, u, order
+        self._ptr = np.concatenate([self._ptr, self._ptr[-1] + np.cumsum(np.concatenate(count_parts))])
+        # concatenate, dropping each part once copied (peak: the result plus one part)
+        total = sum(len(c) for c in col_parts)
+        col, feat = np.empty(total, dtype=np.int32), np.empty(total, dtype=np.int64)
+        self._col = self._feat = None
+        pos = 0
+        for i in range(len(col_parts)):
+            n = len(col_parts[i])
+            col[pos:pos + n] = col_parts[i]
+            feat[pos:pos + n] = feat_parts[i]
+            col_parts[i] = feat_parts[i] = None
+            pos += n
+        self._col, self._feat = col, feat
+
+    def _tables(self) -> Tuple[np.ndarray, ...]:
+        """The relation tables' sizes and ``pair_cols`` flattened for the compiled loops
+        (rebuilt when a relation is added)."""
+        tables = self.extractor.rel_tables
+        got = self.__dict__.get("_flat_tables")
+        if got is not None and got[0] == len(tables):
+            return got[1]
+        P = np.array([t.size for t in tables], dtype=np.int64)
+        K = np.array([t.pair_cols.shape[1] for t in tables], dtype=np.int64)
+        V = np.array([t.n_cols for t in tables], dtype=np.int64)
+        off = np.zeros(len(tables), dtype=np.int64)
+        if len(tables) > 1:
+            np.cumsum((P * K)[:-1], out=off[1:])
+        pc = np.concatenate([np.ascontiguousarray(t.pair_cols, dtype=np.int64).ravel() for t in tables]) \
+            if tables else np.zeros(0, np.int64)
+        flat = (P, K, V, off, pc)
+        self._flat_tables = (len(tables), flat)
+        return flat
+
+    def forward_fast(self, theta: np.ndarray, rel_ids: np.ndarray, unit_ptr: np.ndarray,
+                     units: np.ndarray) -> AttachForward:
+        """:meth:`forward` in one compiled pass (column weights summed over a node's units
+        before the pair sums: equal up to float64 rounding).  Its result carries no groups:
+        take the gradient with :meth:`backward_fast`."""
+        self._ensure()
+        rel_ids = np.ascontiguousarray(rel_ids, dtype=np.int64)
+        P, K, V, off, pc = self._tables()
+        node_off = np.zeros(len(rel_ids) + 1, dtype=np.int64)
+        np.cumsum(P[rel_ids], out=node_off[1:])
+        logp = np.empty(int(node_off[-1]), dtype=np.float64)
+        theta = np.ascontiguousarray(theta)
+        if theta.dtype != np.float64:
+            theta = theta.astype(np.float32, copy=False)
+        _train.attach_forward(theta, rel_ids,
+                              np.ascontiguousarray(unit_ptr, dtype=np.int64),
+                              np.ascontiguousarray(units, dtype=np.int64), self._ptr, self._col,
+                              self._feat, P, K, V, off, pc, node_off, logp)
+        return AttachForward(node_off, logp, [], rel_ids, unit_ptr, units)
+
+    def backward_fast(self, fwd: AttachForward, G: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
+        """Like :meth:`backward_sparse` for a :meth:`forward_fast` result, with distinct ids."""
+        P, K, V, off, pc = self._tables()
+        slot = self.__dict__.get("_slot")
+        if slot is None or slot.size < self.n_features:
+            slot = self._slot = np.full(self.n_features, -1, dtype=np.int32)
+        return _train.attach_backward(np.ascontiguousarray(G, dtype=np.float64), fwd.rel_ids,
+                                      np.ascontiguousarray(fwd.unit_ptr, dtype=np.int64),
+                                      np.ascontiguousarray(fwd.units, dtype=np.int64), self._ptr,
+                                      self._col, self._feat, P, K, V, off, pc, fwd.node_off, slot)
+
+    def unit_weights(self, theta: np.ndarray, uids: np.ndarray, table) -> Tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """Dense column weights ``(U, V)`` of units sharing one relation table, and their entries."""
+        self._ensure()
+        uids = np.asarray(uids, dtype=np.int64)
+        lo, hi = self._ptr[uids], self._ptr[uids + 1]
+        counts = hi - lo
+        tot = int(counts.sum())
+        seg = np.concatenate([[0], np.cumsum(counts)[:-1]]) if len(counts) else np.zeros(0, np.int64)
+        ent = np.repeat(lo - seg, counts) + np.arange(tot)
+        eu = np.repeat(np.arange(len(uids)), counts)
+        ec = self._col[ent].astype(np.int64)
+        ef = self._feat[ent]
+        T = np.zeros((len(uids), table.n_cols), dtype=np.float64)
+        T[eu, ec] = theta[ef]
+        return T, eu, ec, ef
+
+    def forward(self, theta: np.ndarray, rel_ids: np.ndarray, unit_ptr: np.ndarray,
+                units: np.ndarray) -> AttachForward:
+        """log p_θ(·|w) over W_d(w) for every node of a batch (nodes given in CSR form)."""
+        rel_ids = np.asarray(rel_ids, dtype=np.int64)
+        N = len(rel_ids)
+        tables = self.extractor.rel_tables
+        sizes = np.array([tables[r].size for r in rel_ids], dtype=np.int64) if N else np.zeros(0, np.int64)
+        node_off = np.zeros(N + 1, dtype=np.int64)
+        np.cumsum(sizes, out=node_off[1:])
+        logp = np.empty(int(node_off[-1]), dtype=np.float64)
+        groups: List[_Group] = []
+        counts_all = np.diff(unit_ptr)
+        for rid in np.unique(rel_ids):
+            table = tables[int(rid)]
+            nodes = np.flatnonzero(rel_ids == rid)
+            counts = counts_all[nodes]
+            starts = unit_ptr[nodes]
+            tot = int(counts.sum())
+            seg = np.concatenate([[0], np.cumsum(counts)[:-1]])
+            ent = units[np.repeat(starts - seg, counts) + np.arange(tot)]
+            uniq, inv = np.unique(ent, return_inverse=True)
+            T, eu, ec, ef = self.unit_weights(theta, uniq, table)
+            S = T[:, table.pair_cols].sum(axis=2)  # (U, P)
+            scores = np.add.reduceat(S[inv.ravel()], seg, axis=0)  # (n_d, P)
+            lp = log_softmax_rows(scores)
+            P = table.size
+            logp[node_off[nodes][:, None] + np.arange(P)[None, :]] = lp
+            groups.append(_Group(int(rid), nodes, inv.ravel(), counts, eu, ec, ef, len(uniq), P))
+        return AttachForward(node_off, logp, groups)
+
+    def backward(self, fwd: AttachForward, G: np.ndarray, out: Optional[np.ndarray] = None) -> np.ndarray:
+        """∂/∂θ of ``Σ_w Σ_j G[w, j] · score_w(j)`` (``G`` flat like ``fwd.logp``), float64, length F.
+
+        For the log-likelihood pass ``G = μ − p``.
+        """
+        F = self.n_features
+        if out is None:
+            out = np.zeros(F, dtype=np.float64)
+        idx, val = self.backward_sparse(fwd, G)
+        if idx.size:
+            np.add.at(out, idx, val)
+        return out
+
+    def backward_sparse(self, fwd: AttachForward, G: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
+        """Like :meth:`backward`, as ``(feature ids, values)`` (ids may repeat; add them up)."""
+        idx_parts, w_parts = [], []
+        tables = self.extractor.rel_tables
+        for g in fwd.groups:
+            pos = fwd.node_off[g.nodes][:, None] + np.arange(g.P)[None, :]
+            Gd = G[pos]  # (n_d, P)
+            U, P = g.n_units, g.P
+            flat = (g.inv[:, None] * P + np.arange(P)[None, :]).ravel()
+            gS = np.bincount(flat, weights=np.repeat(Gd, g.counts, axis=0).ravel(), minlength=U * P)
+            table = tables[g.rid]
+            V = table.n_cols
+            K = table.pair_cols.shape[1]
+            cols = (np.arange(U)[:, None, None] * V + table.pair_cols[None, :, :]).ravel()
+            gT = np.bincount(cols, weights=np.repeat(gS, K), minlength=U * V)  # (U*V,)
+            idx_parts.append(g.ent_feat)
+            w_parts.append(gT[g.ent_unit * V + g.ent_col])
+        if not idx_parts:
+            return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float64)
+        return np.concatenate(idx_parts), np.concatenate(w_parts)
+
+
+def pair_expectation_grad(mu_flat: np.ndarray, p_flat: np.ndarray) -> np.ndarray:
+    """``G = μ − p`` (the log-likelihood's gradient wrt each (node, pair) score)."""
+    return mu_flat - p_flat

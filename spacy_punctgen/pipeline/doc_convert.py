@@ -1,0 +1,310 @@
+"""Between spaCy Docs and the depunctuated :class:`PunctSentence` the model scores.
+
+The same preprocessing as for treebanks (quote direction, abbreviation dot,
+projectivisation) is reused by building a :class:`UDSentence` from the tokens.
+Where a user's parse hangs words below a punctuation token (which MODEL.md omits
+from treebanks), we cannot omit the user's sentence: the dependents are lifted
+to the punctuation's nearest non-punctuation ancestor instead (``lift=True``;
+training on gold trees uses ``lift=False`` and omits such sentences, as the
+treebank trainer does).  Whitespace tokens (spaCy's ``SPACE``) are neither words
+nor punctuation: they are dropped the same way.
+
+The way back, :func:`insert_punctuation`, builds a new Doc with restored
+punctuation tokens inserted (see its docstring for spacing and attachment).
+"""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Iterator, List, Optional, Sequence, Tuple
+
+from spacy.tokens import Doc, Span
+
+from spacy_punctgen.data.conllu import UDSentence
+from spacy_punctgen.errors import Errors
+from spacy_punctgen.data.preprocess import PunctSentence, detect_quote_xpos, is_punct, preprocess_sentence
+
+# Universal relations of UD v2 and v1 (the paper's data is UD 1.4).
+UD_RELATIONS = {
+    "acl", "advcl", "advmod", "amod", "appos", "aux", "case", "cc", "ccomp", "clf", "compound",
+    "conj", "cop", "csubj", "dep", "det", "discourse", "dislocated", "expl", "fixed", "flat",
+    "goeswith", "iobj", "list", "mark", "nmod", "nsubj", "nummod", "obj", "obl", "orphan",
+    "parataxis", "punct", "reparandum", "root", "vocative", "xcomp",
+    "dobj", "nsubjpass", "csubjpass", "auxpass", "mwe", "name", "neg", "remnant",
+}
+# Marks that open a phrase: written without a space after them, attached to what follows.
+OPENING = {"(", "[", "{", "\u201c", "\u2018", "\u00ab", "\u2039", "\u00bf", "\u00a1", "\u300c", "\u300e",
+           "\u300a", "\u3008", "\u3010", "\uff08", "-LRB-", "-LSB-", "-LCB-", "``"}
+# Dashes stand between spaces in spaced text.
+DASHES = {"-", "--", "\u2013", "\u2014"}
+
+
+def _content_tokens(doc: Doc):
+    return [t for t in doc if not t.is_space]
+
+
+def check_doc(doc: Doc) -> None:
+    """Raise a clear error unless the Doc carries a UD-labelled dependency parse.
+
+    A Doc with no tokens other than whitespace needs no parse: it has no slots.
+    """
+    toks = _content_tokens(doc)
+    if toks and not doc.has_annotation("DEP"):
+        raise ValueError(Errors.E001)
+    bad = [(t.i, t.text, t.dep_) for t in toks if t.dep_.split(":", 1)[0].lower() not in UD_RELATIONS]
+    if bad:
+        labels = sorted({d for _, _, d in bad})
+        i, text, _ = bad[0]
+        raise ValueError(Errors.E002.format(labels=labels[:8], token=text, i=i))
+
+
+def _lift(heads: List[int], removed: List[bool]) -> List[int]:
+    """Re-attach dependents of removed tokens (1-based heads, 0 = root) to the nearest kept
+    ancestor; if no kept token is a root any more, the first kept token becomes the root."""
+    n = len(heads)
+    out = list(heads)
+    for i in range(n):
+        h = out[i]
+        seen = 0
+        while h > 0 and removed[h - 1] and seen <= n:
+            h = heads[h - 1]
+            seen += 1
+        out[i] = h if seen <= n else 0
+    if not any(out[i] == 0 and not removed[i] for i in range(n)):
+        new_root = next(i for i in range(n) if not removed[i])
+        for i in range(n):
+            if out[i] == 0 or i == new_root:
+                out[i] = 0 if i == new_root else new_root + 1
+    return out
+
+
+def span_to_ud(sent: Span, lift: bool = True) -> Tuple[UDSentence, List[int]]:
+    """The sentence as a :class:`UDSentence` (whitespace tokens dropped) and, per UD token,
+    its index in the Doc."""
+    all_toks = list(sent)
+    start = sent.start
+    heads = [0 if t.head.i == t.i else t.head.i - start + 1 for t in all_toks]
+    space = [t.is_space for t in all_toks]
+    if any(space) and not all(space):
+        heads = _lift(heads, space)
+    keep = [i for i, s in enumerate(space) if not s]
+    new = {old + 1: k + 1 for k, old in enumerate(keep)}
+    heads = [new[heads[i]] if heads[i] else 0 for i in keep]
+    toks = [all_toks[i] for i in keep]
+    deprels = ["root" if h == 0 else t.dep_.lower() for t, h in zip(toks, heads)]
+    punct = [is_punct(t.pos_, d) for t, d in zip(toks, deprels)]
+    if lift and any(punct) and not all(punct):
+        heads = _lift(heads, punct)
+        deprels = ["root" if h == 0 else (d if d != "root" else "dep") for h, d in zip(heads, deprels)]
+    ud = UDSentence(
+        ids=list(range(1, len(toks) + 1)),
+        forms=[t.text for t in toks],
+        upos=[t.pos_ or "X" for t in toks],
+        xpos=[t.tag_ or "_" for t in toks],
+        heads=heads,
+        deprels=deprels,
+        space_after=[bool(t.whitespace_) or (t.i + 1 < len(t.doc) and t.doc[t.i + 1].is_space) for t in toks],
+        text=sent.text,
+    )
+    return ud, [t.i for t in toks]
+
+
+def span_to_sentence(sent: Span, quote_xpos: bool = False, lift: bool = True
+                     ) -> Tuple[Optional[PunctSentence], List[int]]:
+    """The depunctuated sentence and, per word, its token index in the Doc.
+
+    ``(None, [])`` when the sentence is only punctuation/whitespace, or (``lift=False``)
+    when punctuation heads a word.
+    """
+    ud, index = span_to_ud(sent, lift=lift)
+    if not ud.forms:
+        return None, []
+    ps, _ = preprocess_sentence(ud, quote_xpos=quote_xpos)
+    if ps is None:
+        return None, []
+    words = [i for i, u, d in zip(index, ud.upos, ud.deprels) if not is_punct(u, d)]
+    return ps, words
+
+
+def doc_sentences(doc: Doc, quote_xpos: bool = False, lift: bool = True
+                  ) -> Iterator[Tuple[int, Optional[PunctSentence], List[int]]]:
+    """``(sentence index, PunctSentence or None, word token indices)`` per sentence of a Doc."""
+    if not _content_tokens(doc):
+        return
+    for si, sent in enumerate(doc.sents):
+        ps, words = span_to_sentence(sent, quote_xpos=quote_xpos, lift=lift)
+        yield si, ps, words
+
+
+def gold_sentences(docs: Sequence[Doc], quote_xpos: bool = False) -> List[PunctSentence]:
+    """Treebank-style sentences of gold-parsed Docs (Examples' references): sentences whose
+    punctuation heads a word are omitted, like the treebank trainer does; Docs without a
+    parse are skipped."""
+    out = []
+    for doc in docs:
+        if not doc.has_annotation("DEP"):
+            continue
+        check_doc(doc)
+        out.extend(ps for _, ps, _ in doc_sentences(doc, quote_xpos=quote_xpos, lift=False) if ps is not None)
+    return out
+
+
+def docs_quote_xpos(docs: Sequence[Doc], lang: str = "en") -> bool:
+    """Whether straight quotes carry PTB XPOS (``\\`\\```/``''``), decided like for a treebank
+    file (:func:`detect_quote_xpos`; it trusts XPOS only for English, which it reads from the
+    file name, hence the ``{lang}_`` name)."""
+    uds = [span_to_ud(s)[0] for d in docs if d.has_annotation("DEP") for s in d.sents]
+    return detect_quote_xpos(Path(f"{lang}_docs"), uds)
+
+
+def doc_from_ud(vocab, ud: UDSentence) -> Doc:
+    """A spaCy Doc carrying a UD sentence's gold tokens, UPOS, XPOS and tree."""
+    heads = [(h - 1) if h > 0 else i for i, h in enumerate(ud.heads)]
+    deps = ["ROOT" if h == 0 else d for h, d in zip(ud.heads, ud.deprels)]
+    return Doc(vocab, words=list(ud.forms), spaces=list(ud.space_after), pos=list(ud.upos),
+               tags=[x if x != "_" else "" for x in ud.xpos], heads=heads, deps=deps,
+               sent_starts=[True] + [False] * (len(ud.forms) - 1))
+
+
+# ------------------------------------------------------------------ restoration
+def punct_attachment(heads: Sequence[int], slot: int, opening: bool) -> int:
+    """The word (0-based, of the depunctuated sentence) a mark restored at ``slot`` hangs from.
+
+    UD attaches punctuation to the head of the phrase it delimits.  A closing or
+    medial mark goes to the highest constituent that ends just before the slot (the
+    sentence-final period reaches the root; a comma after a fronted clause, that clause's
+    head); an opening mark, or a closing one where no constituent ends there, to the
+    highest constituent starting just after the slot.  Both arcs are projective: the
+    mark is adjacent to the constituent's yield.
+    """
+    from spacy_punctgen.data.preprocess import subtree_spans
+
+    n = len(heads)
+    spans = subtree_spans(list(heads))
+
+    def highest(w: int, edge: int, side: int) -> Optional[int]:
+        if spans[w][side] != edge:
+            return None
+        while heads[w] >= 0 and spans[heads[w]][side] == edge:
+            w = heads[w]
+        return w
+
+    left = highest(slot - 1, slot - 1, 1) if slot > 0 else None
+    right = highest(slot, slot, 0) if slot < n else None
+    first, second = (right, left) if opening else (left, right)
+    if first is not None:
+        return first
+    if second is not None:
+        return second
+    return next(w for w in range(n) if heads[w] < 0)  # non-projective leftovers: the root
+
+
+def _gap(tokens: Sequence[str], spaced: bool) -> List[bool]:
+    """Whitespace after each of a gap's word-before + marks (``len(tokens) + 1`` flags): marks
+    close up to the word before them, opening marks to the word after, dashes stand apart."""
+    if not spaced:
+        return [False] * (len(tokens) + 1)
+    out = [False] * (len(tokens) + 1)
+    k = len(tokens)
+    while k > 0 and tokens[k - 1] in OPENING:
+        k -= 1
+    out[k] = True  # the one space sits before the trailing run of opening marks
+    for j, t in enumerate(tokens):
+        if t in DASHES:
+            out[j] = True
+            out[j + 1] = True
+    return out
+
+
+def insert_punctuation(doc: Doc) -> Doc:
+    """A new Doc: ``doc``'s words with the punctuation restored by a ``punctgen`` component in
+    ``mode="restore"`` inserted (``doc`` itself is not changed).
+
+    * Punctuation and whitespace tokens already in ``doc`` are dropped: restoration
+      replaces the punctuation.
+    * Spacing: a mark closes up to the word before it and is followed by the gap's space;
+      opening marks (``(``, ``“``, ...) take the space before them and close up to the word
+      after; dashes stand between spaces.  Where ``doc`` had no space between two words
+      (e.g. Chinese), none is added.  The model's abbreviation dot ``ABBR.`` is dropped
+      after a word that already ends in ``.``, else written as ``.``.
+    * Each inserted token is UPOS ``PUNCT``, dependency ``punct``, attached by
+      :func:`punct_attachment` (UD style: to the head of the phrase it delimits).
+    * Words keep their text, tag, POS, morphology, lemma and label; a word whose head was
+      dropped hangs from its nearest kept ancestor.  Sentence starts and entities carry over.
+    """
+    entries = doc._.restored_punct
+    if entries is None:
+        raise ValueError(Errors.E006)
+    by_sent = {}
+    for e in entries:
+        by_sent.setdefault(e["sentence"], []).append(e)
+    toks: List[dict] = []  # one dict per output token
+    new_index = {}  # doc token index -> output index
+    for si, ps, words in doc_sentences(doc):
+        if ps is None:
+            continue
+        slots = sorted(by_sent.get(si, []), key=lambda e: e["slot"])
+        if [e["slot"] for e in slots] != list(range(len(words) + 1)):
+            raise ValueError(Errors.E007.format(sentence=si, n=len(words) + 1, got=len(slots)))
+        n = len(words)
+        sent_toks: List[dict] = []
+        word_out: List[int] = []
+        for i, e in enumerate(slots):
+            prev = doc[words[i - 1]] if i else None
+            marks = list(e["surface"])
+            if prev is not None and "ABBR." in marks:
+                marks = [m for m in marks if m != "ABBR."] if prev.text.endswith(".") else \
+                    ["." if m == "ABBR." else m for m in marks]
+            if prev is None:
+                flags = [False] * (len(marks) + 1)
+            else:
+                spaced = bool(prev.whitespace_) or (prev.i + 1 < len(doc) and doc[prev.i + 1].is_space)
+                flags = _gap(marks, spaced)
+                sent_toks[-1]["space"] = flags[0]
+            for j, m in enumerate(marks):
+                sent_toks.append({"text": m, "space": flags[j + 1], "pos": "PUNCT", "tag": "", "dep": "punct",
+                                  "lemma": m, "morph": "", "attach": punct_attachment(ps.heads, i, m in OPENING)})
+            if i < n:
+                w = doc[words[i]]
+                word_out.append(len(toks) + len(sent_toks))
+                new_index[w.i] = word_out[-1]
+                sent_toks.append({"text": w.text, "space": bool(w.whitespace_), "pos": w.pos_, "tag": w.tag_,
+                                  "dep": w.dep_, "lemma": w.lemma_, "morph": str(w.morph), "tok": w, "w": i})
+        if sent_toks:
+            sent_toks[0]["start"] = True
+        for t in sent_toks:
+            t["word_out"] = word_out
+            t["ps_heads"] = ps.heads
+        toks.extend(sent_toks)
+    heads = []
+    for k, t in enumerate(toks):
+        if "attach" in t:
+            heads.append(t["word_out"][t["attach"]])
+            continue
+        tok = t["tok"]
+        if tok.head.i == tok.i:
+            heads.append(k)
+            continue
+        h = tok.head
+        while h.i not in new_index and h.head.i != h.i:
+            h = h.head
+        if h.i in new_index:
+            heads.append(new_index[h.i])
+        else:  # hangs from a dropped root: use the depunctuated tree
+            ph = t["ps_heads"][t["w"]]
+            heads.append(k if ph < 0 else t["word_out"][ph])
+    deps = ["ROOT" if h == k else t["dep"] for k, (h, t) in enumerate(zip(heads, toks))]
+    deps = ["dep" if d == "ROOT" and h != k else d for k, (h, d) in enumerate(zip(heads, deps))]
+    if not toks:
+        return Doc(doc.vocab, words=[])
+    out = Doc(doc.vocab, words=[t["text"] for t in toks], spaces=[t["space"] for t in toks],
+              pos=[t["pos"] for t in toks], tags=[t["tag"] for t in toks], deps=deps, heads=heads,
+              lemmas=[t["lemma"] for t in toks], morphs=[t["morph"] for t in toks],
+              sent_starts=[bool(t.get("start")) for t in toks])
+    ents = []
+    for ent in doc.ents:
+        inside = [new_index[t.i] for t in ent if t.i in new_index]
+        if inside:
+            ents.append(Span(out, min(inside), max(inside) + 1, label=ent.label_))
+    if ents:
+        out.ents = ents
+    return out

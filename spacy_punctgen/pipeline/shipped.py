@@ -1,0 +1,30 @@
+"""The trained models that ship inside the package (``spacy_punctgen/models/<name>/``).
+
+Why a module of its own: the spaCy component, the CLI and the tests all need to find the
+default model of a language without knowing where the package is installed.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Dict
+
+from spacy_punctgen.model.punct_model import CFG_FILE, INVENTORY_FILE, PARAMS_FILE
+
+MODELS_DIR = Path(__file__).resolve().parents[1] / "models"
+#: language code -> shipped model directory name (trained on that UD treebank's train split)
+SHIPPED: Dict[str, str] = {"en": "en_ewt"}
+
+
+def default_model_path(lang: str = "en") -> Path:
+    """The directory of the model shipped for ``lang``; ValueError naming the language if none
+    ships (or if its files are missing from this installation)."""
+    name = SHIPPED.get(str(lang).lower())
+    if name is None:
+        raise ValueError(f"no punctuation model ships for language {lang!r} (shipped: "
+                         f"{', '.join(sorted(SHIPPED))}); train one with `punctgen train`")
+    path = MODELS_DIR / name
+    missing = [f for f in (CFG_FILE, INVENTORY_FILE, PARAMS_FILE) if not (path / f).is_file()]
+    if missing:
+        raise ValueError(f"the model shipped for language {lang!r} is incomplete: {path} lacks "
+                         f"{', '.join(missing)} (broken installation?)")
+    return path

@@ -1,0 +1,171 @@
+"""Lazy (sparse) Adam for θ: each step touches only the features active in the batch.
+
+Why not thinc's ``Adam``: it updates the whole parameter array on every call.  θ
+has millions of weights (3.6M for en_ewt) of which a 5-sentence batch uses a few
+percent, so a dense update per batch cost several times the DP itself.  thinc has
+no sparse-row optimizer, hence this module.
+
+What it computes.  A feature whose data gradient is zero for ``k`` steps would,
+under dense Adam *without* L2, see its moments decay (``m·β1^k``, ``v·β2^k``) and
+keep drifting with its momentum.  Both are applied, in closed form, the next time
+the feature is used (or at :meth:`sync`): the drift is
+``Σ_{s=1..k} lr_s · β1^s m / (β2^{s/2} √v + ε)``, summed as a geometric series
+with the (bias-corrected) rate of the first skipped step.  Because an inactive
+feature does not influence the batches it skips, this deferred update equals
+dense Adam up to ``ε`` and the slow drift of Adam's bias correction inside the
+skipped window.  The exception is the L2 term, whose gradient ``2ς'θ`` is dense:
+it is applied *delayed* -- a feature used after ``k`` steps gets ``k·2ς'θ`` once
+(θ was constant in between, so this is exactly the sum of the skipped L2
+gradients, taken in one step instead of ``k``).
+
+Parameter averaging follows thinc (``ema ← ema − (1 − d_t)(ema − θ)`` with
+``d_t = min(0.9999, (1 + t)/(10 + t))``); over a skipped window θ is constant
+except for the momentum drift, so the window's decays are applied at once
+(prefix sums of ``log d_t``) toward the caught-up θ.
+
+Parameters, moments and averages are float32 like thinc's; step arithmetic is
+float64 and then stored.  Everything is deterministic.  The step runs in the compiled
+``_train.adam_step`` (the same float32 operations in the same order as
+:meth:`LazyAdam._step_numpy`, kept as the reference: bit-identical results).
+"""
+from __future__ import annotations
+
+import math
+from typing import Optional, Tuple
+
+import numpy as np
+
+from spacy_punctgen.inference import _train
+
+
+class LazyAdam:
+    """Adam over one float32 vector with sparse steps; see the module docstring."""
+
+    def __init__(self, size: int, lr: float, b1: float = 0.9, b2: float = 0.999, eps: float = 1e-8,
+                 average: bool = False):
+        self.lr, self.b1, self.b2, self.eps = float(lr), float(b1), float(b2), float(eps)
+        self.t = 0
+        # per feature: first moment, second moment (and moving average), interleaved so that a
+        # step gathers and scatters one row per feature
+        self.state = np.zeros((size, 3 if average else 2), dtype=np.float32)
+        self.average = average
+        # step up to which each feature is current (int32: 2^31 steps is far beyond any run)
+        self.last = np.zeros(size, dtype=np.int32)
+        self._slot_arr: Optional[np.ndarray] = None  # scratch for de-duplicating ids (on demand)
+        self._tables(1024)
+
+    def _tables(self, n: int) -> None:
+        """Per-step constants for steps/gaps 0..n-1 (lookups are much cheaper than array powers)."""
+        k = np.arange(n, dtype=np.float64)
+        r = self.b1 / math.sqrt(self.b2)
+        pow1 = self.b1 ** k  # β1^k
+        pow2 = self.b2 ** k  # β2^k
+        geo = r * (1.0 - r ** k) / (1.0 - r)  # Σ_{s=1..k} r^s, r = β1/√β2
+        with np.errstate(divide="ignore", invalid="ignore"):
+            rate = self.lr * np.sqrt(1.0 - pow2) / (1.0 - pow1)  # thinc's bias correction
+        rate[0] = 0.0
+        self._pow1, self._pow2 = pow1.astype(np.float32), pow2.astype(np.float32)
+        self._geo, self._rate = geo.astype(np.float32), rate.astype(np.float32)
+        d = np.minimum(0.9999, (1.0 + k) / (10.0 + k))  # thinc's averaging decay at step k
+        d[0] = 1.0
+        self._decay = d
+        self._log_keep = np.cumsum(np.log(d))  # log Π_{s≤k} d_s
+
+    @property
+    def _slot(self) -> np.ndarray:
+        if self._slot_arr is None:
+            self._slot_arr = np.full(self.last.size, -1, dtype=np.int32)
+        return self._slot_arr
+
+    def _dedupe(self, idx: np.ndarray, grad: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
+        """Distinct ids and summed values, in O(len(idx)) (no sort)."""
+        slot = self._slot
+        pos = np.arange(idx.size, dtype=np.int32)
+        slot[idx] = pos
+        rep = slot[idx]  # each entry -> the position representing its id
+        first = rep == pos
+        uniq = idx[first]
+        new_id = np.cumsum(first) - 1
+        g = np.bincount(new_id[rep], weights=grad, minlength=uniq.size)
+        slot[uniq] = -1
+        return uniq, g
+
+    def step(self, theta: np.ndarray, idx: np.ndarray, grad: np.ndarray, l2: float = 0.0,
+             unique: bool = False) -> float:
+        """One Adam step, in place, on features ``idx`` with data gradient ``grad`` (of the loss
+        to *minimise*; repeated ids are summed unless ``unique`` says there are none); ``l2`` is
+        this step's ς' of ``ς'‖θ‖²``.  ``theta`` must be a C-contiguous float32 vector.
+        Returns the change of ``Σ θ²`` over the stepped features (float64)."""
+        idx = np.ascontiguousarray(idx, dtype=np.int64)
+        grad = np.ascontiguousarray(grad, dtype=np.float64)
+        if not unique:
+            idx, grad = _train.dedupe(idx, grad, self._slot)
+        self.t += 1
+        t = self.t
+        if t + 1 >= self._rate.size:
+            self._tables(2 * self._rate.size)
+        return _train.adam_step(theta, self.state, self.last, idx, grad, t, self._rate, self._geo,
+                         self._pow1, self._pow2, self._log_keep, self._decay,
+                         self.b1, self.b2, self.eps, float(l2), self.average)
+
+    def _step_numpy(self, theta: np.ndarray, idx: np.ndarray, grad: np.ndarray, l2: float = 0.0) -> None:
+        """The NumPy formulation of :meth:`step` (the reference the tests compare it with)."""
+        idx, g64 = self._dedupe(np.asarray(idx, dtype=np.int64), np.asarray(grad, dtype=np.float64))
+        self.t += 1
+        t = self.t
+        if t + 1 >= self._rate.size:
+            self._tables(2 * self._rate.size)
+        eps = np.float32(self.eps)
+        last = self.last[idx].astype(np.int64)
+        gap = t - 1 - last  # steps with zero data gradient since the feature was current
+        S = self.state[idx]  # a copy; m, v (, ema) are views into it
+        m, v = S[:, 0], S[:, 1]
+        th = theta[idx]
+        # catch up over the gap: momentum drift, moment decay
+        th -= self._rate[last + 1] * self._geo[gap] * m / (np.sqrt(v) + eps)
+        th_gap = th.copy() if self.average else None
+        m *= self._pow1[gap]
+        v *= self._pow2[gap]
+        # this step: data gradient + the L2 gradients owed since `last` (θ was constant)
+        g = g64.astype(np.float32)
+        g += np.float32(2.0 * l2) * (gap + 1).astype(np.float32) * th
+        m *= np.float32(self.b1)
+        m += np.float32(1.0 - self.b1) * g
+        v *= np.float32(self.b2)
+        v += np.float32(1.0 - self.b2) * g * g
+        th -= self._rate[t] * m / (np.sqrt(v) + eps)
+        theta[idx] = th
+        if self.average:  # the gap's decays toward the caught-up θ, then this step's
+            ema = S[:, 2]
+            keep = np.exp(self._log_keep[t - 1] - self._log_keep[last]).astype(np.float32)
+            ema -= (ema - th_gap) * (np.float32(1.0) - keep)
+            ema -= np.float32(1.0 - self._decay[t]) * (ema - th)
+        self.state[idx] = S
+        self.last[idx] = t
+
+    def sync(self, theta: np.ndarray, chunk: int = 1 << 20) -> None:
+        """Bring every feature to the current step (before evaluating or saving θ); works in
+        chunks so that its temporaries stay small next to θ."""
+        t = self.t
+        eps = np.float32(self.eps)
+        for a in range(0, theta.size, chunk):
+            sl = slice(a, a + chunk)
+            last = self.last[sl].astype(np.int64)
+            gap = t - last
+            S = self.state[sl]  # a view: updated in place
+            m, v, th = S[:, 0], S[:, 1], theta[sl]
+            th -= self._rate[last + 1] * self._geo[gap] * m / (np.sqrt(v) + eps)
+            m *= self._pow1[gap]
+            v *= self._pow2[gap]
+            if self.average:
+                keep = np.exp(self._log_keep[t] - self._log_keep[last]).astype(np.float32)
+                ema = S[:, 2]
+                ema -= (ema - th) * (np.float32(1.0) - keep)
+            self.last[sl] = t
+
+    def averages(self, theta: np.ndarray) -> np.ndarray:
+        """A copy of the moving averages at the current step (syncs ``theta`` first)."""
+        if not self.average:
+            raise ValueError("this optimizer keeps no averages (average=False)")
+        self.sync(theta)
+        return self.state[:, 2].copy()
