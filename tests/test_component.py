@@ -80,7 +80,7 @@ def test_analysis_of_real_sentences(nlp):
                 assert isinstance(t._.punct_left, tuple) and isinstance(t._.punct_right, tuple)
             # every surface token appears underlyingly (the channel never inserts), and
             # x_i = ε ⇔ u_i = ε except at slot 0, where the sentence-initial '^' may
-            # absorb underlying marks (MODEL.md §1: that is what '^' is for)
+            # absorb underlying marks (docs/model.md §1: that is what '^' is for)
             for e in entries:
                 if e["surface"]:
                     assert e["underlying"]
@@ -224,7 +224,7 @@ def test_punct_logprob_is_what_perplexity_scores(nlp):
 
 
 def test_channel_reconstructs_the_surface_from_the_underlying_punctuation():
-    """Issue 4: the channel's most likely output of each slot's underlying string is the
+    """The channel's most likely output of each slot's underlying string is the
     Doc's own punctuation (shipped EWT model, all sample test sentences it can explain)."""
     from spacy_punctgen.decode.mbr import channel_distribution
 

@@ -1,4 +1,4 @@
-"""MODEL.md's hand-built English example: the best underlying tree is Nunberg's."""
+"""docs/model.md's hand-built English example: the best underlying tree is Nunberg's."""
 import math
 
 import numpy as np

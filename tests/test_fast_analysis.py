@@ -1,4 +1,4 @@
-"""The fast analysis path (issue 6) gives exactly what the separate calls give.
+"""The fast analysis path gives exactly what the separate calls give.
 
 ``PunctModel.analyze`` compiles each sentence once and scores a whole batch at once; the
 component uses it.  Its results must equal ``best_underlying(prepare(s))`` (the same pairs)

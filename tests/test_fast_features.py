@@ -1,4 +1,4 @@
-"""The feature dictionary built from per-unit support masks (issue 6: training memory) is
+"""The feature dictionary built from per-unit support masks (for training memory) is
 exactly the one built from every (node, candidate pair) of the training lattices."""
 from pathlib import Path
 

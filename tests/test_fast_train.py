@@ -1,4 +1,4 @@
-"""The compiled training step (issue 3/6: training speed) computes what the NumPy
+"""The compiled training step computes what the NumPy
 formulation computes: the lazy Adam step bit for bit, the ATTACH scores and gradient up to
 float64 rounding, and a few training steps on the sample data give the same parameters."""
 from pathlib import Path

@@ -1,5 +1,5 @@
 """The optional templates ``phead``, ``word_dir``, ``kid_words``, ``edge_upos`` and
-``inner_rel`` (issue 3, zh): the contexts they produce on a hand-built tree, that the
+``inner_rel`` (added for zh): the contexts they produce on a hand-built tree, that the
 defaults do not use them, and that the surface-conditioned ``inner_rel`` keeps
 ``p(x|T)`` a proper distribution."""
 import numpy as np

@@ -1,6 +1,6 @@
 """The full objective's gradient wrt θ and ψ equals central finite differences (float64).
 
-Objective (MODEL.md §4): Σ [log p(x|T) − ξ·E[c(T')]²] − ς‖(θ, ψ)‖², checked with ξ = 0
+Objective (docs/model.md §4): Σ [log p(x|T) − ξ·E[c(T')]²] − ς‖(θ, ψ)‖², checked with ξ = 0
 and ξ > 0, in the full model (L2R and R2L channel) and the ATTACH ablation.
 """
 import numpy as np

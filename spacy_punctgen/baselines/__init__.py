@@ -1,4 +1,4 @@
-"""Restoration baselines (paper 000 §4, §6.1; shared/docs/SYSTEMS.md).
+"""Restoration baselines (Li, Wang & Eisner (2019) §4, §6.1; shared/docs/baselines.md).
 
 Each system predicts every slot string of a depunctuated sentence; see
 :mod:`.base` for the interface and :mod:`.slots` for the labelling they share.

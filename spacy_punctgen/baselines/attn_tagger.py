@@ -1,5 +1,5 @@
 """BiLSTM tagger with attention (after Tilk & Alumäe 2016; the "Attn." baseline of
-paper 000 §4).
+Li, Wang & Eisner (2019) §4).
 
 Tilk & Alumäe read the words with a BiGRU and let each output step attend over all
 encoder states, fusing the attended context with the step's own state before a softmax.

@@ -1,4 +1,4 @@
-"""BiLSTM-CRF slot tagger (Xu et al. 2016; the "CRF" baseline of paper 000 §4).
+"""BiLSTM-CRF slot tagger (Xu et al. 2016; the "CRF" baseline of Li, Wang & Eisner (2019) §4).
 
 A BiLSTM over the slots (:mod:`.neural`) gives label scores ``E[t, y]``; a linear-chain
 CRF adds transition scores ``A[y, y']`` and start/end scores, so

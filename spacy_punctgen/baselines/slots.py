@@ -1,6 +1,6 @@
 """Slot labelling shared by every restoration baseline.
 
-Why: the baselines of paper 000 §4 reduce restoration to tagging each slot ``i`` of a
+Why: the baselines of Li, Wang & Eisner (2019) §4 reduce restoration to tagging each slot ``i`` of a
 depunctuated sentence with its *whole* surface string ``x_i`` (a tuple of punctuation
 tokens, possibly empty).  This module fixes, once for all systems,
 
@@ -134,7 +134,7 @@ class SlotLabels:
     def mbr(self, marginals: np.ndarray) -> List[int]:
         """Minimum-Bayes-risk labels: per slot, the label whose string has the least
         expected edit distance under the slot's marginal distribution ``(T, L)`` — the
-        decision rule that minimises expected AED (paper 000 §6.1 decodes punctgen so)."""
+        decision rule that minimises expected AED (Li, Wang & Eisner (2019) §6.1 decodes punctgen so)."""
         risk = np.asarray(marginals, dtype=np.float64) @ self.cost_matrix().T
         return [int(k) for k in risk.argmin(axis=1)]
 

@@ -1,4 +1,4 @@
-"""The trivial baseline of paper 000 §6.1: a period at the end, nothing else.
+"""The trivial baseline of Li, Wang & Eisner (2019) §6.1: a period at the end, nothing else.
 
 "Period" is taken from the data: the most frequent final-slot string of the training
 sentences (``.`` for English/Chinese, ``।`` for Hindi), so one rule serves every language.

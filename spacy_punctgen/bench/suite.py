@@ -1,5 +1,5 @@
 """``python -m spacy_punctgen bench``: speed and memory figures, each next to a reference
-measured in the same run (issue #6).
+measured in the same run.
 
 Why ratios: absolute timings depend on the machine and on what else runs on it; a
 ratio against something timed in the same process on the same data (the spaCy

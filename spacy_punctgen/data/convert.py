@@ -1,6 +1,6 @@
 """``punctgen convert``: write UD trees as plain CoNLL-U for training spaCy parsers.
 
-Why: restoration (MODEL.md §5) parses *unpunctuated* text, so it needs a parser
+Why: restoration (docs/model.md §5) parses *unpunctuated* text, so it needs a parser
 trained on the depunctuated trees the model itself sees (:class:`PunctSentence`:
 punctuation removed, abbreviation dots split off, arcs projectivised, non-leaf
 and all-punctuation sentences omitted). Analysis of punctuated text needs an

@@ -1,4 +1,4 @@
-"""Vocabularies learned from the *training* split only (MODEL.md §1).
+"""Vocabularies learned from the *training* split only (docs/model.md §1).
 
 Why a separate object: the puncteme set ``V``, the allowed pairs ``W_d`` and
 the rare-word map must be identical at training and test time and saved with

@@ -1,4 +1,4 @@
-"""Turn UD trees into depunctuated trees with punctuation slots (MODEL.md §1).
+"""Turn UD trees into depunctuated trees with punctuation slots (docs/model.md §1).
 
 Why: the model generates punctuation from the *depunctuated* tree, so every
 sentence becomes ``n`` words, a projective head vector over those words and
@@ -81,7 +81,7 @@ class PrepStats:
 
 
 def is_punct(upos: str, deprel: str) -> bool:
-    """MODEL.md §1: UPOS PUNCT or relation ``punct`` (subtypes included)."""
+    """docs/model.md §1: UPOS PUNCT or relation ``punct`` (subtypes included)."""
     return upos == "PUNCT" or deprel.split(":")[0].lower() == "punct"
 
 

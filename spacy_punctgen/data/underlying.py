@@ -1,4 +1,4 @@
-"""Assemble the underlying string ``u_i`` of every slot from per-node punctemes (MODEL.md §2).
+"""Assemble the underlying string ``u_i`` of every slot from per-node punctemes (docs/model.md §2).
 
 ``u_i`` = the right punctemes of the constituents ending at slot ``i`` (innermost
 first), then the left punctemes of those starting at ``i`` (outermost first).  One

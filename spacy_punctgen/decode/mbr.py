@@ -1,5 +1,5 @@
 """Punctuation restoration: choose surface punctuation ``x̂`` for an unpunctuated tree ``T``
-by minimum Bayes risk under ``p(x | T)`` (paper §6.1, MODEL.md §5 "Restoration").
+by minimum Bayes risk under ``p(x | T)`` (paper §6.1, docs/model.md §5 "Restoration").
 
 The loss is the token edit distance summed over slots.  :func:`restore_mixtures` decodes from
 several trees of one sentence at once (their uniform mixture, paper footnote 20).  Three decoders:
@@ -92,7 +92,7 @@ def edit_matrix(A: Sequence[Sequence[int]], B: Sequence[Sequence[int]]) -> np.nd
 def _channel_step(states: Dict[Tuple[int, Tuple[int, ...]], float], b: int, phi: np.ndarray
                   ) -> Dict[Tuple[int, Tuple[int, ...]], float]:
     """Read one underlying symbol ``b`` from every ``(pending, surface so far)`` state: one
-    edit of MODEL.md §2 per bigram (pending ``-1``: nothing read yet, ``b`` becomes pending);
+    edit of docs/model.md §2 per bigram (pending ``-1``: nothing read yet, ``b`` becomes pending);
     equal states merge."""
     nxt: Dict[Tuple[int, Tuple[int, ...]], float] = {}
     for (a, out), p in states.items():
@@ -109,7 +109,7 @@ def _channel_step(states: Dict[Tuple[int, Tuple[int, ...]], float], b: int, phi:
 
 def channel_distribution(u: Sequence[int], phi: np.ndarray, r2l: bool) -> Dict[Tuple[int, ...], float]:
     """``p(x | u)`` for every surface string ``x`` (symbol ids) the channel can make of ``u``:
-    the sliding-window PFST of MODEL.md §2 run forward, merging equal (pending, output) states
+    the sliding-window PFST of docs/model.md §2 run forward, merging equal (pending, output) states
     (exponential in ``len(u)`` at worst: for tests and short strings)."""
     u = tuple(int(s) for s in u)
     if not u:
@@ -180,7 +180,7 @@ class _Prior:
             ends.setdefault(last[w] + 1, []).append(w)
             starts.setdefault(first[w], []).append(w)
         # u_i: right punctemes of constituents ending at i (innermost first), then left
-        # punctemes of those starting at i (outermost first): MODEL.md §2
+        # punctemes of those starting at i (outermost first): docs/model.md §2
         self.slot_parts: List[List[Tuple[int, int]]] = []
         for i in range(n + 1):
             parts = [(w, 1) for w in sorted(ends.get(i, []), key=lambda w: last[w] - first[w])]

@@ -1,4 +1,4 @@
-"""Conditional per-slot perplexity of a trained model on gold trees (MODEL.md §5).
+"""Conditional per-slot perplexity of a trained model on gold trees (docs/model.md §5).
 
 ``perplexity_per_slot = exp(−Σ log p(x|T) / Σ (n+1))`` over the kept sentences
 of the split, with the model's evaluation-time smoothing (``smooth_delta``)

@@ -1,4 +1,4 @@
-"""ATTACH: ``p_θ(l, r | w)`` over the node's full ``W_d`` and its gradient (MODEL.md §2).
+"""ATTACH: ``p_θ(l, r | w)`` over the node's full ``W_d`` and its gradient (docs/model.md §2).
 
 Why a separate module: this is the only place that touches θ.  Scoring a batch
 is a gather from θ per distinct *context unit* (see :mod:`.features`), a

@@ -1,4 +1,4 @@
-"""NOISYCHANNEL parameters: one softmax over the 4 edits per bigram (MODEL.md §2).
+"""NOISYCHANNEL parameters: one softmax over the 4 edits per bigram (docs/model.md §2).
 
 Why logits: ``ψ[a, b, :]`` (float32, trained by Adam) are unconstrained; the DP
 wants probabilities ``φ[a, b, e] = softmax_e ψ[a, b, e]`` in float64.  The

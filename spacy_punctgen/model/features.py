@@ -1,4 +1,4 @@
-"""ATTACH feature templates: what ``f(l, r, w)`` looks at (MODEL.md §2).
+"""ATTACH feature templates: what ``f(l, r, w)`` looks at (docs/model.md §2).
 
 Why this shape: ``p_θ(l, r | w)`` is a softmax over *all* pairs ``W_d`` of the
 node's relation ``d`` (about a hundred pairs per node in English), so scoring
@@ -117,7 +117,7 @@ from spacy_punctgen.data.inventory import PunctInventory, relation_key
 from spacy_punctgen.data.trees import forest
 
 # ---------------------------------------------------------------------------
-# Symmetric marks (MODEL.md §4)
+# Symmetric marks (docs/model.md §4)
 
 #: opening mark -> its closing mirror
 OPEN_TO_CLOSE: Dict[str, str] = {
@@ -135,7 +135,7 @@ CLOSE_TO_OPEN: Dict[str, str] = {c: o for o, c in OPEN_TO_CLOSE.items() if c not
 
 
 def is_unmatched(l: Sequence[str], r: Sequence[str]) -> bool:
-    """Does the pair hold an unmatched symmetric mark (MODEL.md §4)?
+    """Does the pair hold an unmatched symmetric mark (docs/model.md §4)?
 
     ``l`` is read left-to-right (outermost first), ``r`` right-to-left (outermost
     first); position ``j`` of one faces position ``j`` of the other.  An opener

@@ -4,7 +4,7 @@ Why one class: training, evaluation, the spaCy component and the CLI all need
 the same four things -- the inventory, the feature dictionary, the parameters
 and the channel direction -- kept together and saved together.
 
-Objective (MODEL.md §4), for a batch ``B`` of (x, T)::
+Objective (docs/model.md §4), for a batch ``B`` of (x, T)::
 
     Σ_{(x,T)∈B} [ log p(x|T) − ξ · E_{T'~p(·|T,x)}[c(T')]² ] − ς · (‖θ‖² + ‖ψ‖²)
 
@@ -449,7 +449,7 @@ class PunctModel:
         return float(self.log_probs([prep], backoff=backoff)[0])
 
     def perplexity(self, batch: Sequence[Prepared]) -> dict:
-        """Per-slot perplexity (MODEL.md §5) with the back-off mixture, plus the exact figure
+        """Per-slot perplexity (docs/model.md §5) with the back-off mixture, plus the exact figure
         over the sentences the model can generate."""
         lp = self.log_probs(batch)
         possible = np.isfinite(lp)

@@ -2,7 +2,7 @@
 
 The same preprocessing as for treebanks (quote direction, abbreviation dot,
 projectivisation) is reused by building a :class:`UDSentence` from the tokens.
-Where a user's parse hangs words below a punctuation token (which MODEL.md omits
+Where a user's parse hangs words below a punctuation token (which docs/model.md omits
 from treebanks), we cannot omit the user's sentence: the dependents are lifted
 to the punctuation's nearest non-punctuation ancestor instead (``lift=True``;
 training on gold trees uses ``lift=False`` and omits such sentences, as the

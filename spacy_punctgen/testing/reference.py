@@ -3,7 +3,7 @@
 * :func:`channel_prob` enumerates every edit path of the sliding-window channel.
 * :func:`brute_force` enumerates every underlying tree ``T'`` (one candidate pair per
   node) and every edit path: ``p(x|T)``, posterior marginals, the best derivation.
-* :func:`numpy_inside` is MODEL.md §3's Algorithm 1 with dense automaton matrices
+* :func:`numpy_inside` is docs/model.md §3's Algorithm 1 with dense automaton matrices
   ``M_i(σ)`` built explicitly, in plain NumPy (rescaled per node).
 """
 from __future__ import annotations
@@ -134,7 +134,7 @@ def automaton(x: Sequence[int], S: int, phi: np.ndarray, r2l: bool):
 
 
 def numpy_inside(lat: Lattice, grammar: Grammar, cand_p, phi, r2l: bool) -> float:
-    """log p(x|T) by MODEL.md §3 with dense matrices (reference for tests/benchmarks)."""
+    """log p(x|T) by docs/model.md §3 with dense matrices (reference for tests/benchmarks)."""
     S = grammar.n_symbols
     n = lat.n
     xp = lat.x_ptr

@@ -1,4 +1,4 @@
-"""Training: Adam on the regularised objective, dev-based model selection (MODEL.md §4).
+"""Training: Adam on the regularised objective, dev-based model selection (docs/model.md §4).
 
 Why these choices: the paper trains with Adam (lr 0.07, batches of 5, 400
 sentences per "epoch", 30 epochs, L2), tuned per language on dev; we expose all
