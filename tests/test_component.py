@@ -226,7 +226,7 @@ def test_punct_logprob_is_what_perplexity_scores(nlp):
 def test_channel_reconstructs_the_surface_from_the_underlying_punctuation():
     """The channel's most likely output of each slot's underlying string is the
     Doc's own punctuation (shipped EWT model, all sample test sentences it can explain)."""
-    from spacy_punctgen.decode.mbr import channel_distribution
+    from spacy_punctgen.model.channel import channel_distribution
 
     nlp = spacy.blank("en")
     pipe = nlp.add_pipe("punctgen")  # the shipped English model

@@ -6,7 +6,9 @@ from collections import Counter
 import numpy as np
 import pytest
 
-from spacy_punctgen.decode.mbr import (METHODS, SlotChoice, channel_distribution, mbr_index, restore_sentence,
+from spacy_punctgen.inference.dp import ABSORB_LEFT, ABSORB_RIGHT, KEEP, TRANSPOSE
+from spacy_punctgen.model.channel import channel_distribution, sample_channel
+from spacy_punctgen.decode.mbr import (METHODS, SlotChoice, mbr_index, restore_sentence,
                                    restore_sentences, sample_punctuation, slot_marginals)
 from spacy_punctgen.evaluation.metrics import edit_distance
 from spacy_punctgen.model.punct_model import PunctModel
@@ -100,16 +102,38 @@ def test_sample_frequencies_match_brute_force(model, k):
         assert abs(freq[x] / N_BIG - p) <= 5 * sd + 1e-3, (x, freq[x] / N_BIG, p)
 
 
-def test_channel_distribution_matches_reference_enumerator():
+def test_channel_distribution_matches_the_inverted_automaton():
+    """The channel run forward (model/channel.py) and the dense automaton that recognises a
+    surface string (testing/reference.automaton, the machine the DP uses) agree on p(x | u)."""
+    from spacy_punctgen.testing.reference import automaton
+
     rng = np.random.default_rng(0)
     logits = rng.normal(0, 1.5, size=(4, 4, 4))
     phi = np.exp(logits) / np.exp(logits).sum(-1, keepdims=True)
-    for u in [(), (2,), (1, 2), (3, 3, 1), (1, 2, 3, 2)]:
+    for u in [(2,), (1, 2), (3, 3, 1), (1, 2, 3, 2)]:
         for r2l in (False, True):
             d = channel_distribution(u, phi, r2l)
-            assert sum(d.values()) == pytest.approx(1.0 if u else 1.0)
+            assert sum(d.values()) == pytest.approx(1.0)
             for x, p in d.items():
-                assert p == pytest.approx(channel_prob(u, x, phi, r2l), abs=1e-12)
+                alpha, mats, rho = automaton(x, 4, phi, r2l)
+                v = alpha
+                for s in u:
+                    v = v @ mats[s]
+                assert p == pytest.approx(float(v @ rho), abs=1e-12)
+
+
+@pytest.mark.parametrize("edit,u,x", [
+    (KEEP, (1, 2, 3), (1, 2, 3)),
+    (ABSORB_LEFT, (1, 2, 3), (1,)),
+    (ABSORB_RIGHT, (1, 2, 3), (3,)),
+    (TRANSPOSE, (1, 2), (2, 1)),
+])
+def test_each_edit_does_what_its_name_says(edit, u, x):
+    phi = np.zeros((4, 4, 4))
+    phi[..., edit] = 1.0
+    assert channel_distribution(u, phi, False) == {x: 1.0}
+    rows = sample_channel(u, phi, False, np.full((3, len(u) - 1), 0.5))
+    assert [tuple(int(v) for v in r if v >= 0) for r in rows] == [x] * 3
 
 
 def test_mbr_beats_the_mode_on_a_hand_built_case():

@@ -14,7 +14,8 @@ from spacy_punctgen.decode.mbr import restore_sentences
 from spacy_punctgen.evaluation.metrics import edit_distance
 from spacy_punctgen.evaluation.predictions import read_predictions
 from spacy_punctgen.data.preprocess import preprocess_file
-from spacy_punctgen.pipeline.restore import punctuate, restore_docs
+from spacy_punctgen.decode.render import render_text
+from spacy_punctgen.pipeline.restore import restore_docs
 from spacy_punctgen.training.train import TrainConfig, train_model
 
 SAMPLE = Path(__file__).resolve().parents[1] / "assets" / "sample"
@@ -64,13 +65,13 @@ def parser_dir(tmp_path_factory):
     (["Yes"], [""], [("\u00bf",), ("?",)], "\u00bfYes?"),
     (["a", "b"], [" ", ""], [(), (",", "\u201c"), ()], "a, \u201cb"),
 ])
-def test_punctuate_attaches_marks(words, spaces, slots, text):
-    assert punctuate(words, spaces, slots) == text
+def test_render_text_attaches_marks(words, spaces, slots, text):
+    assert render_text(words, spaces, slots) == text
 
 
-def test_punctuate_checks_the_slot_count():
+def test_render_text_checks_the_slot_count():
     with pytest.raises(ValueError, match="slots"):
-        punctuate(["a"], [""], [()])
+        render_text(["a"], [""], [()])
 
 
 def test_restore_docs_with_gold_heads(model_dir):

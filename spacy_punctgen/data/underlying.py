@@ -1,9 +1,11 @@
-"""Assemble the underlying string ``u_i`` of every slot from per-node punctemes (docs/model.md §2).
+"""The underlying string ``u_i`` of every slot, assembled from per-node punctemes
+(docs/model.md §2).  The only place that knows the order.
 
 ``u_i`` = the right punctemes of the constituents ending at slot ``i`` (innermost
-first), then the left punctemes of those starting at ``i`` (outermost first).  One
-function serves the brute-force reference (symbol ids) and the spaCy component
-(strings).
+first), then the left punctemes of those starting at ``i`` (outermost first).
+:func:`slot_parts` gives that order as ``(node, side)`` pairs (side 0: left puncteme,
+1: right), which the decoders follow; :func:`underlying_sequences` fills it in with
+punctemes, for the brute-force reference (symbol ids) and the spaCy component (strings).
 """
 from __future__ import annotations
 
@@ -12,24 +14,28 @@ from typing import Dict, List, Sequence, Tuple, TypeVar
 from spacy_punctgen.data.trees import tree_structure
 
 T = TypeVar("T")
+LEFT, RIGHT = 0, 1
 
 
-def underlying_sequences(heads: Sequence[int], punctemes: Sequence[Tuple[Sequence[T], Sequence[T]]]
-                         ) -> List[List[T]]:
-    """``punctemes[w] = (l, r)`` for each node; returns the n+1 underlying slot strings."""
-    n = len(heads)
-    _, _, _, first, last = tree_structure(heads)
+def slot_parts(first: Sequence[int], last: Sequence[int]) -> List[List[Tuple[int, int]]]:
+    """For each of the ``n + 1`` slots, the ``(node, side)`` halves whose punctemes make up
+    ``u_i``, in order; ``first[w]``/``last[w]``: the first and last word of node ``w``'s span."""
+    n = len(first)
     ends: Dict[int, List[int]] = {}
     starts: Dict[int, List[int]] = {}
     for w in range(n):
         ends.setdefault(last[w] + 1, []).append(w)
         starts.setdefault(first[w], []).append(w)
-    slots: List[List[T]] = []
+    parts: List[List[Tuple[int, int]]] = []
     for i in range(n + 1):
-        u: List[T] = []
-        for w in sorted(ends.get(i, []), key=lambda w: last[w] - first[w]):
-            u.extend(punctemes[w][1])
-        for w in sorted(starts.get(i, []), key=lambda w: first[w] - last[w]):
-            u.extend(punctemes[w][0])
-        slots.append(u)
-    return slots
+        here = [(w, RIGHT) for w in sorted(ends.get(i, []), key=lambda w: last[w] - first[w])]
+        here += [(w, LEFT) for w in sorted(starts.get(i, []), key=lambda w: first[w] - last[w])]
+        parts.append(here)
+    return parts
+
+
+def underlying_sequences(heads: Sequence[int], punctemes: Sequence[Tuple[Sequence[T], Sequence[T]]]
+                         ) -> List[List[T]]:
+    """``punctemes[w] = (l, r)`` for each node; returns the n+1 underlying slot strings."""
+    _, _, _, first, last = tree_structure(heads)
+    return [[t for w, side in parts for t in punctemes[w][side]] for parts in slot_parts(first, last)]

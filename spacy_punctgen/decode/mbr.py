@@ -35,9 +35,13 @@ from typing import Dict, List, NamedTuple, Optional, Sequence, Tuple
 
 import numpy as np
 
-from spacy_punctgen.inference.dp import ABSORB_LEFT, ABSORB_RIGHT, BOS, KEEP, TRANSPOSE, tree_structure
+from spacy_punctgen.data.trees import tree_structure
+from spacy_punctgen.data.underlying import slot_parts
+from spacy_punctgen.inference.dp import BOS
+from spacy_punctgen.model.channel import State, channel_step, finish, sample_channel
 from spacy_punctgen.model.features import SURFACE_TEMPLATES
 from spacy_punctgen.data.preprocess import PunctSentence
+from spacy_punctgen.errors import Errors
 
 METHODS = ("slot", "sample", "exact")
 #: "exact": partial underlying strings (and channel outputs) less probable than this are dropped
@@ -89,71 +93,6 @@ def edit_matrix(A: Sequence[Sequence[int]], B: Sequence[Sequence[int]]) -> np.nd
     return res
 
 
-def _channel_step(states: Dict[Tuple[int, Tuple[int, ...]], float], b: int, phi: np.ndarray
-                  ) -> Dict[Tuple[int, Tuple[int, ...]], float]:
-    """Read one underlying symbol ``b`` from every ``(pending, surface so far)`` state: one
-    edit of docs/model.md §2 per bigram (pending ``-1``: nothing read yet, ``b`` becomes pending);
-    equal states merge."""
-    nxt: Dict[Tuple[int, Tuple[int, ...]], float] = {}
-    for (a, out), p in states.items():
-        if a < 0:
-            nxt[(b, out)] = nxt.get((b, out), 0.0) + p
-            continue
-        ph = phi[a, b]
-        for key, q in (((b, out + (a,)), ph[KEEP]), ((a, out), ph[ABSORB_LEFT]),
-                       ((b, out), ph[ABSORB_RIGHT]), ((a, out + (b,)), ph[TRANSPOSE])):
-            if q > 0.0:
-                nxt[key] = nxt.get(key, 0.0) + p * float(q)
-    return nxt
-
-
-def channel_distribution(u: Sequence[int], phi: np.ndarray, r2l: bool) -> Dict[Tuple[int, ...], float]:
-    """``p(x | u)`` for every surface string ``x`` (symbol ids) the channel can make of ``u``:
-    the sliding-window PFST of docs/model.md §2 run forward, merging equal (pending, output) states
-    (exponential in ``len(u)`` at worst: for tests and short strings)."""
-    u = tuple(int(s) for s in u)
-    if not u:
-        return {(): 1.0}
-    seq = u[::-1] if r2l else u
-    states: Dict[Tuple[int, Tuple[int, ...]], float] = {(seq[0], ()): 1.0}
-    for b in seq[1:]:
-        states = _channel_step(states, b, phi)
-    result: Dict[Tuple[int, ...], float] = {}
-    for (a, out), p in states.items():
-        x = out + (a,)
-        if r2l:
-            x = x[::-1]
-        result[x] = result.get(x, 0.0) + p
-    return result
-
-
-def sample_channel(u: Sequence[int], phi: np.ndarray, r2l: bool, uniforms: np.ndarray) -> np.ndarray:
-    """One surface string per row of ``uniforms`` (``(c, len(u) - 1)``), drawn by running the
-    channel on ``u`` with one edit per bigram: int64 ``(c, len(u))`` rows, padded with -1."""
-    seq = np.asarray(u, dtype=np.int64)[::-1] if r2l else np.asarray(u, dtype=np.int64)
-    c, L = uniforms.shape[0], len(seq)
-    out = np.full((c, max(L, 1)), -1, dtype=np.int64)
-    if L == 0:
-        return out[:, :0]
-    rows = np.arange(c)
-    pending = np.full(c, seq[0], dtype=np.int64)
-    pos = np.zeros(c, dtype=np.int64)
-    for t in range(1, L):
-        b = seq[t]
-        cdf = np.cumsum(phi[pending, b], axis=1)
-        e = np.argmax(uniforms[:, t - 1, None] * cdf[:, -1:] < cdf, axis=1)
-        emit = (e == KEEP) | (e == TRANSPOSE)
-        out[rows[emit], pos[emit]] = np.where(e[emit] == KEEP, pending[emit], b)
-        pos += emit
-        pending = np.where((e == KEEP) | (e == ABSORB_RIGHT), b, pending)
-    out[rows, pos] = pending
-    pos += 1
-    if r2l:  # reverse each row's filled prefix
-        idx = pos[:, None] - 1 - np.arange(L)[None, :]
-        out = np.where(idx >= 0, np.take_along_axis(out, np.maximum(idx, 0), axis=1), -1)
-    return out
-
-
 class _Channel(NamedTuple):
     phi: np.ndarray  # float64 (S, S, 4): the model's edit probabilities
     r2l: bool
@@ -174,18 +113,7 @@ class _Prior:
         self.n = n
         self.pairs = pairs
         self.probs = probs
-        ends: Dict[int, List[int]] = {}
-        starts: Dict[int, List[int]] = {}
-        for w in range(n):
-            ends.setdefault(last[w] + 1, []).append(w)
-            starts.setdefault(first[w], []).append(w)
-        # u_i: right punctemes of constituents ending at i (innermost first), then left
-        # punctemes of those starting at i (outermost first): docs/model.md §2
-        self.slot_parts: List[List[Tuple[int, int]]] = []
-        for i in range(n + 1):
-            parts = [(w, 1) for w in sorted(ends.get(i, []), key=lambda w: last[w] - first[w])]
-            parts += [(w, 0) for w in sorted(starts.get(i, []), key=lambda w: first[w] - last[w])]
-            self.slot_parts.append(parts)
+        self.slot_parts = slot_parts(first, last)  # u_i's order: data/underlying.py
 
 
 def _check_sentence(sentence: PunctSentence, k: Optional[int] = None) -> Tuple[List[int], List[int]]:
@@ -194,23 +122,21 @@ def _check_sentence(sentence: PunctSentence, k: Optional[int] = None) -> Tuple[L
         (f"sentence #{k}" if k is not None else "sentence")
     n = len(sentence.words)
     if n == 0:
-        raise ValueError(f"{name}: has no words; there is no tree to punctuate")
+        raise ValueError(Errors.E101.format(name=name))
     for field in ("heads", "deprels", "upos"):
         if len(getattr(sentence, field)) != n:
-            raise ValueError(f"{name}: {len(getattr(sentence, field))} {field} for {n} words")
+            raise ValueError(Errors.E102.format(name=name, count=len(getattr(sentence, field)), field=field, n=n))
     try:
         _, _, _, first, last = tree_structure([int(h) for h in sentence.heads])
     except (ValueError, TypeError) as err:
-        raise ValueError(f"{name}: bad heads {list(sentence.heads)}: {err}") from None
+        raise ValueError(Errors.E103.format(name=name, heads=list(sentence.heads), err=err)) from None
     return first, last
 
 
 def _check_model(model) -> None:
     inner = SURFACE_TEMPLATES & set(model.feature_config.templates)
     if inner:
-        raise ValueError(f"restoration needs a prior p(T'|T) that factorises over nodes, but this model "
-                         f"uses the surface template(s) {sorted(inner)}, which condition a node's "
-                         f"punctuation on the surface punctuation inside it; train without them")
+        raise ValueError(Errors.E104.format(templates=sorted(inner)))
 
 
 def _priors(model, sentences: Sequence[PunctSentence], offset: int = 0) -> List[_Prior]:
@@ -286,7 +212,7 @@ def _sample_slots(prior: _Prior, grammar, channel: _Channel, n_samples: int,
             rows = sample_channel(u, channel.phi, channel.r2l, rng.random((len(sel), max(len(u) - 1, 0))))
             if i == 0:
                 if not (rows[:, 0] == BOS).all():
-                    raise AssertionError("the channel moved or deleted '^'")
+                    raise AssertionError(Errors.E105)
                 rows = rows[:, 1:]
             distinct, local_inv = np.unique(rows, axis=0, return_inverse=True)
             local = np.empty(len(distinct), dtype=np.int64)
@@ -307,7 +233,7 @@ def _risks(samples: _SlotSamples) -> np.ndarray:
 
 
 # --------------------------------------------------------------------------- exact
-_State = Tuple[int, Tuple[int, ...]]  # (pending symbol or -1, surface emitted so far)
+_State = State
 
 
 def _read(states: Dict[_State, float], seq: Sequence[int], phi: np.ndarray, weight: float,
@@ -315,7 +241,7 @@ def _read(states: Dict[_State, float], seq: Sequence[int], phi: np.ndarray, weig
     """Run the channel over ``seq`` from every state; add ``weight ×`` the results to ``into``."""
     cur = {k: p * weight for k, p in states.items() if p * weight >= EXACT_PRUNE}
     for b in seq:
-        cur = _channel_step(cur, b, phi)
+        cur = channel_step(cur, b, phi)
     for key, p in cur.items():
         if p >= EXACT_PRUNE:
             into[key] = into.get(key, 0.0) + p
@@ -345,16 +271,11 @@ def _slot_marginal(prior: _Prior, i: int, grammar, channel: _Channel) -> Dict[Tu
         end: Dict[_State, float] = {}
         _read(states, (BOS,), channel.phi, 1.0, end)
         states = end
-    xs: Dict[Tuple[int, ...], float] = {}
-    for (a, out), p in states.items():
-        x = out + (a,) if a >= 0 else out
-        if r2l:
-            x = x[::-1]
-        if i == 0:
-            if not x or x[0] != BOS:
-                raise AssertionError("the channel moved or deleted '^'")
-            x = x[1:]
-        xs[x] = xs.get(x, 0.0) + p
+    xs = finish(states, r2l)
+    if i == 0:
+        if any(not x or x[0] != BOS for x in xs):
+            raise AssertionError(Errors.E105)
+        xs = {x[1:]: p for x, p in xs.items()}
     return xs
 
 
@@ -463,7 +384,7 @@ def sample_punctuation(model, sentence: PunctSentence, n_samples: int = 1000, se
                        ) -> List[List[Surface]]:
     """``n_samples`` ancestral samples ``x ~ p(x|T)``: per sample, the surface string of every slot."""
     if int(n_samples) < 1:
-        raise ValueError(f"n_samples must be at least 1, not {n_samples}")
+        raise ValueError(Errors.E106.format(n_samples=n_samples))
     (prior,), channel = _prepare(model, [sentence])
     slots = _sample_slots(prior, model.grammar, channel, n_samples, np.random.default_rng([int(seed), 0]))
     names = [[_names(model, x) for x in s.strings] for s in slots]
@@ -478,12 +399,11 @@ def slot_marginals(model, sentence: PunctSentence) -> List[Dict[Surface, float]]
 def _check_trees(trees: Sequence[PunctSentence], k: int) -> None:
     """The trees of one sentence must exist and share its words."""
     if not trees:
-        raise ValueError(f"sentence #{k}: no trees to restore from")
+        raise ValueError(Errors.E107.format(k=k))
     words = list(trees[0].words)
     for j, t in enumerate(trees[1:], 1):
         if list(t.words) != words:
-            raise ValueError(f"sentence #{k} ({trees[0].sent_id!r}): tree {j} has the words {list(t.words)[:8]}..., "
-                             f"tree 0 {words[:8]}...: a mixture needs trees of the same words")
+            raise ValueError(Errors.E108.format(k=k, sent_id=trees[0].sent_id, j=j, words_j=list(t.words)[:8], words_0=words[:8]))
 
 
 def _prepare_mixtures(model, tree_sets: Sequence[Sequence[PunctSentence]]
@@ -510,9 +430,9 @@ def mixture_slot_marginals(model, trees: Sequence[PunctSentence]) -> List[Dict[S
 
 def _check_args(method: str, n_samples: int) -> None:
     if method not in METHODS:
-        raise ValueError(f"method must be one of {METHODS}, not {method!r}")
+        raise ValueError(Errors.E109.format(methods=METHODS, method=method))
     if method != "exact" and int(n_samples) < 1:
-        raise ValueError(f"n_samples must be at least 1, not {n_samples}")
+        raise ValueError(Errors.E106.format(n_samples=n_samples))
 
 
 def restore_sentence(model, sentence: PunctSentence, method: str = "slot", n_samples: int = 1000,

@@ -14,6 +14,7 @@ import numpy as np
 
 from spacy_punctgen.inference import _dp
 from spacy_punctgen.data.trees import forest, tree_structure  # noqa: F401  (tree_structure: part of this API)
+from spacy_punctgen.errors import Errors
 
 KEEP, ABSORB_LEFT, ABSORB_RIGHT, TRANSPOSE = 0, 1, 2, 3
 EDIT_NAMES = ("keep", "absorb_left", "absorb_right", "transpose")
@@ -27,11 +28,11 @@ class Grammar:
         self.n_symbols = int(n_symbols)
         self.punctemes = [tuple(int(s) for s in p) for p in punctemes]
         if not self.punctemes or self.punctemes[0] != ():
-            raise ValueError("puncteme 0 must be the empty puncteme ()")
+            raise ValueError(Errors.E110)
         for i, p in enumerate(self.punctemes):
             for s in p:
                 if not 0 <= s < self.n_symbols:
-                    raise ValueError(f"puncteme {i} {p} has symbol {s} outside 0..{self.n_symbols - 1}")
+                    raise ValueError(Errors.E111.format(i=i, p=p, s=s, last=self.n_symbols - 1))
         lens = np.array([len(p) for p in self.punctemes], dtype=np.int32)
         self.pm_ptr = np.zeros(len(lens) + 1, dtype=np.int32)
         np.cumsum(lens, out=self.pm_ptr[1:])
@@ -89,20 +90,20 @@ def build_lattice(grammar: Grammar, heads: Sequence[int], slot_syms: Sequence[Se
                   node_cands: Sequence[np.ndarray]) -> Lattice:
     n = len(heads)
     if n == 0:
-        raise ValueError("cannot build a lattice for a sentence with no words")
+        raise ValueError(Errors.E112)
     if len(slot_syms) != n + 1:
-        raise ValueError(f"expected {n + 1} slots for {n} words, got {len(slot_syms)}")
+        raise ValueError(Errors.E113.format(n_slots=n + 1, n=n, got=len(slot_syms)))
     if len(slot_syms[0]) == 0 or int(slot_syms[0][0]) != BOS:
-        raise ValueError("slot 0 must start with the '^' symbol (id 0)")
+        raise ValueError(Errors.E114)
     if len(node_cands) != n:
-        raise ValueError(f"expected candidate pairs for {n} nodes, got {len(node_cands)}")
+        raise ValueError(Errors.E115.format(n=n, got=len(node_cands)))
     S = grammar.n_symbols
     lens = [len(x) for x in slot_syms]
     flat = [int(s) for x in slot_syms for s in x]
     if flat and (min(flat) < 0 or max(flat) >= S):
         i = next(i for i, x in enumerate(slot_syms) if any(not 0 <= int(s) < S for s in x))
         s = next(int(s) for s in slot_syms[i] if not 0 <= int(s) < S)
-        raise ValueError(f"slot {i} has symbol id {s} outside 0..{S - 1}")
+        raise ValueError(Errors.E116.format(i=i, s=s, last=S - 1))
     children, roots, order, first, last = tree_structure(heads)
     kid_ptr = [0]
     kids: List[int] = []
@@ -125,7 +126,7 @@ def build_lattice(grammar: Grammar, heads: Sequence[int], slot_syms: Sequence[Se
     rows = np.arange(allc.shape[0], dtype=np.int64) - np.repeat(np.cumsum(counts) - counts, counts)
     bad = ((allc < 0) | (allc >= n_pm)).any(axis=1)
     if bad.any():
-        raise ValueError(f"node {int(node[np.argmax(bad)])} has a candidate puncteme id outside 0..{n_pm - 1}")
+        raise ValueError(Errors.E117.format(node=int(node[np.argmax(bad)]), last=n_pm - 1))
     lens_a = np.asarray(lens, dtype=np.int64)
     first_a, last_a = np.asarray(first, dtype=np.int64), np.asarray(last, dtype=np.int64)
     # a non-empty half must land on a non-empty surface slot (the channel never inserts)
@@ -175,7 +176,7 @@ def restrict_lattice(lat: Lattice, keep: np.ndarray, n_punctemes: int) -> Lattic
     without compiling the sentence twice."""
     keep = np.asarray(keep, dtype=bool)
     if keep.shape != (lat.n_candidates,):
-        raise ValueError(f"keep must have shape ({lat.n_candidates},), got {keep.shape}")
+        raise ValueError(Errors.E118.format(name="keep", n=lat.n_candidates, shape=keep.shape))
     allc = np.stack([lat.cand_l[keep], lat.cand_r[keep]], axis=1)
     fields = {f: getattr(lat, f) for f in ("n", "first", "last", "kid_ptr", "kids", "nleft", "order", "roots",
                                            "x_ptr", "x_sym", "x_ptr_r", "x_sym_r", "max_symbol")}
@@ -195,26 +196,24 @@ class DPResult:
 def _check_p(lat: Lattice, cand_p) -> np.ndarray:
     p = np.ascontiguousarray(cand_p, dtype=np.float64)
     if p.shape != (lat.n_candidates,):
-        raise ValueError(f"cand_p must have shape ({lat.n_candidates},), got {p.shape}")
+        raise ValueError(Errors.E118.format(name="cand_p", n=lat.n_candidates, shape=p.shape))
     if not np.all(np.isfinite(p)) or np.any(p < 0):
-        raise ValueError("candidate probabilities must be finite and non-negative")
+        raise ValueError(Errors.E119)
     return p
 
 
 def _check_grammar(lat: Lattice, grammar: Grammar) -> None:
     if lat.max_symbol >= grammar.n_symbols or lat.max_puncteme >= len(grammar.punctemes):
-        raise ValueError(f"the lattice uses symbol id {lat.max_symbol} and puncteme id {lat.max_puncteme}, "
-                         f"outside this grammar ({grammar.n_symbols} symbols, {len(grammar.punctemes)} "
-                         f"punctemes): build the lattice with the grammar you run the DP with")
+        raise ValueError(Errors.E120.format(sym=lat.max_symbol, pm=lat.max_puncteme, n_sym=grammar.n_symbols, n_pm=len(grammar.punctemes)))
 
 
 def _check_phi(grammar: Grammar, phi) -> np.ndarray:
     phi = np.ascontiguousarray(phi, dtype=np.float64)
     S = grammar.n_symbols
     if phi.shape != (S, S, 4):
-        raise ValueError(f"phi must have shape ({S}, {S}, 4), got {phi.shape}")
+        raise ValueError(Errors.E121.format(S=S, shape=phi.shape))
     if not np.isfinite(phi).all() or (phi < 0).any():  # else NaN or a wrong log p(x|T), silently
-        raise ValueError("channel probabilities phi must be finite and non-negative")
+        raise ValueError(Errors.E122)
     return phi
 
 
@@ -281,8 +280,8 @@ def sample_posterior(lat: Lattice, grammar: Grammar, cand_p, phi, r2l: bool, n_s
     rng = np.random.default_rng(seed)
     uniforms = rng.random((int(n_samples), lat.n))
     if lat.n_candidates == 0:
-        raise ValueError("the surface punctuation is impossible under the model: nothing to sample")
+        raise ValueError(Errors.E123)
     logZ, choices = _dp.sample_dp(lat, grammar, p, _check_phi(grammar, phi), bool(r2l), uniforms)
     if logZ == -np.inf:
-        raise ValueError("the surface punctuation is impossible under the model: nothing to sample")
+        raise ValueError(Errors.E123)
     return choices

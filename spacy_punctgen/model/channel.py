@@ -8,7 +8,7 @@ The same formula turns the tilted counts ``dc`` into ``∂E[c(T')]/∂ψ``.
 """
 from __future__ import annotations
 
-from typing import Optional
+from typing import Dict, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -90,3 +90,113 @@ def channel_grad(phi: np.ndarray, counts: np.ndarray) -> np.ndarray:
     """∂/∂ψ of ``Σ c[a,b,e] log φ[a,b,e]`` for (possibly tilted / signed) counts ``c``."""
     counts = np.asarray(counts, dtype=np.float64)
     return counts - phi * counts.sum(axis=-1, keepdims=True)
+
+
+# ---------------------------------------------------------------------------
+# The channel's semantics, once (docs/model.md §2).  The compiled DP (cython_ext/dp.pyx)
+# inverts the same machine; the brute-force tests check it against these functions.
+
+#: What each edit does with the pending symbol ``a`` and the next underlying symbol ``b``:
+#: (which of them is written to the surface, or None; which of them is left pending).
+EDIT_RULES: Dict[int, Tuple[Optional[str], str]] = {
+    KEEP: ("a", "b"),  # write a; b is pending
+    ABSORB_LEFT: (None, "a"),  # b is absorbed into a
+    ABSORB_RIGHT: (None, "b"),  # a is absorbed into b
+    TRANSPOSE: ("b", "a"),  # write b; a stays pending (the pair is swapped)
+}
+
+#: A channel state: (pending symbol, or -1 before the first symbol is read; surface written so far).
+State = Tuple[int, Tuple[int, ...]]
+
+
+def apply_edit(edit: int, a: int, b: int) -> Tuple[Optional[int], int]:
+    """``(written symbol or None, pending symbol)`` after ``edit`` on the bigram ``(a, b)``."""
+    written, pending = EDIT_RULES[edit]
+    pick = {"a": a, "b": b}
+    return (pick[written] if written else None), pick[pending]
+
+
+def channel_step(states: Dict[State, float], b: int, phi: np.ndarray, use_max: bool = False
+                 ) -> Dict[State, float]:
+    """Read one underlying symbol ``b`` from every state: one edit per bigram (pending -1:
+    ``b`` becomes pending).  Equal states merge by sum (or by max: the best edit path)."""
+    nxt: Dict[State, float] = {}
+
+    def put(key: State, p: float) -> None:
+        old = nxt.get(key)
+        nxt[key] = p if old is None else (max(old, p) if use_max else old + p)
+
+    for (a, out), p in states.items():
+        if a < 0:
+            put((b, out), p)
+            continue
+        for edit in EDITS:
+            q = float(phi[a, b, edit])
+            if q > 0.0:
+                written, pending = apply_edit(edit, a, b)
+                put((pending, out if written is None else out + (written,)), p * q)
+    return nxt
+
+
+def finish(states: Dict[State, float], r2l: bool, use_max: bool = False) -> Dict[Tuple[int, ...], float]:
+    """The surface strings of the final states: the pending symbol is written last; R2L
+    machines read and write reversed, so their strings are turned back."""
+    out: Dict[Tuple[int, ...], float] = {}
+    for (a, written), p in states.items():
+        x = written + (a,) if a >= 0 else written
+        if r2l:
+            x = x[::-1]
+        old = out.get(x)
+        out[x] = p if old is None else (max(old, p) if use_max else old + p)
+    return out
+
+
+def channel_distribution(u: Sequence[int], phi: np.ndarray, r2l: bool, use_max: bool = False
+                         ) -> Dict[Tuple[int, ...], float]:
+    """``p(x | u)`` for every surface string ``x`` (symbol ids) the channel makes of ``u``
+    (with ``use_max``: the probability of the best edit path).  Exponential in ``len(u)`` at
+    worst: for tests, references and short strings."""
+    u = tuple(int(s) for s in u)
+    if not u:
+        return {(): 1.0}
+    states: Dict[State, float] = {(-1, ()): 1.0}
+    for b in (u[::-1] if r2l else u):
+        states = channel_step(states, b, phi, use_max)
+    return finish(states, r2l, use_max)
+
+
+def channel_prob(u: Sequence[int], x: Sequence[int], phi: np.ndarray, r2l: bool, use_max: bool = False) -> float:
+    """``p(x | u)`` (or the best single edit path's probability with ``use_max``)."""
+    return channel_distribution(u, phi, r2l, use_max).get(tuple(int(s) for s in x), 0.0)
+
+
+_WRITES_A = np.array([EDIT_RULES[e][0] == "a" for e in range(N_EDITS)])
+_WRITES_B = np.array([EDIT_RULES[e][0] == "b" for e in range(N_EDITS)])
+_PENDS_B = np.array([EDIT_RULES[e][1] == "b" for e in range(N_EDITS)])
+
+
+def sample_channel(u: Sequence[int], phi: np.ndarray, r2l: bool, uniforms: np.ndarray) -> np.ndarray:
+    """One surface string per row of ``uniforms`` (``(c, len(u) - 1)``), drawn by running the
+    channel on ``u`` with one edit per bigram: int64 ``(c, len(u))`` rows, padded with -1."""
+    seq = np.asarray(u, dtype=np.int64)[::-1] if r2l else np.asarray(u, dtype=np.int64)
+    c, L = uniforms.shape[0], len(seq)
+    out = np.full((c, max(L, 1)), -1, dtype=np.int64)
+    if L == 0:
+        return out[:, :0]
+    rows = np.arange(c)
+    pending = np.full(c, seq[0], dtype=np.int64)
+    pos = np.zeros(c, dtype=np.int64)
+    for t in range(1, L):
+        b = seq[t]
+        cdf = np.cumsum(phi[pending, b], axis=1)
+        e = np.argmax(uniforms[:, t - 1, None] * cdf[:, -1:] < cdf, axis=1)
+        emit = _WRITES_A[e] | _WRITES_B[e]
+        out[rows[emit], pos[emit]] = np.where(_WRITES_A[e[emit]], pending[emit], b)
+        pos += emit
+        pending = np.where(_PENDS_B[e], b, pending)
+    out[rows, pos] = pending
+    pos += 1
+    if r2l:  # reverse each row's filled prefix
+        idx = pos[:, None] - 1 - np.arange(L)[None, :]
+        out = np.where(idx >= 0, np.take_along_axis(out, np.maximum(idx, 0), axis=1), -1)
+    return out

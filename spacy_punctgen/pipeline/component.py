@@ -57,7 +57,7 @@ from spacy.training import Example, validate_examples, validate_get_examples
 from spacy.util import ensure_path
 from thinc.api import Model, Optimizer
 
-from spacy_punctgen.pipeline.doc_convert import check_doc, doc_sentences, docs_quote_xpos, gold_sentences, insert_punctuation
+from spacy_punctgen.pipeline.doc_convert import check_doc, punct_sentences, docs_quote_xpos, gold_sentences, insert_punctuation
 from spacy_punctgen.errors import Errors
 from spacy_punctgen.data.underlying import underlying_sequences
 
@@ -244,7 +244,7 @@ class PunctGen(TrainablePipe):
         """All sentences of the batch go to :meth:`PunctModel.analyze` together (one compile
         and one ATTACH scoring per sentence, shared by the Viterbi pass and ``p'(x|T)``)."""
         pm = self.punct_model
-        sents = [[(si, ps, wt) for si, ps, wt in doc_sentences(doc, quote_xpos=self.quote_xpos)
+        sents = [[(si, ps, wt) for si, ps, wt in punct_sentences(doc, quote_xpos=self.quote_xpos)
                   if ps is not None]  # only punctuation: nothing sprouts it
                  for doc in docs]
         results = iter(pm.analyze([ps for doc_sents in sents for _, ps, _ in doc_sents]))
@@ -276,7 +276,7 @@ class PunctGen(TrainablePipe):
 
     def _restore(self, doc: Doc) -> dict:
         entries: List[dict] = []
-        for si, ps, word_tokens in doc_sentences(doc, quote_xpos=self.quote_xpos):
+        for si, ps, word_tokens in punct_sentences(doc, quote_xpos=self.quote_xpos):
             if ps is None:
                 continue
             ps.slots = [()] * len(ps.slots)  # restoration ignores the punctuation already there

@@ -20,6 +20,7 @@ from typing import Iterator, List, Optional, Sequence, Tuple
 from spacy.tokens import Doc, Span
 
 from spacy_punctgen.data.conllu import UDSentence
+from spacy_punctgen.decode.render import OPENING, gap_marks, gap_spacing
 from spacy_punctgen.errors import Errors
 from spacy_punctgen.data.preprocess import PunctSentence, detect_quote_xpos, is_punct, preprocess_sentence
 
@@ -31,11 +32,6 @@ UD_RELATIONS = {
     "parataxis", "punct", "reparandum", "root", "vocative", "xcomp",
     "dobj", "nsubjpass", "csubjpass", "auxpass", "mwe", "name", "neg", "remnant",
 }
-# Marks that open a phrase: written without a space after them, attached to what follows.
-OPENING = {"(", "[", "{", "\u201c", "\u2018", "\u00ab", "\u2039", "\u00bf", "\u00a1", "\u300c", "\u300e",
-           "\u300a", "\u3008", "\u3010", "\uff08", "-LRB-", "-LSB-", "-LCB-", "``"}
-# Dashes stand between spaces in spaced text.
-DASHES = {"-", "--", "\u2013", "\u2014"}
 
 
 def _content_tokens(doc: Doc):
@@ -125,7 +121,7 @@ def span_to_sentence(sent: Span, quote_xpos: bool = False, lift: bool = True
     return ps, words
 
 
-def doc_sentences(doc: Doc, quote_xpos: bool = False, lift: bool = True
+def punct_sentences(doc: Doc, quote_xpos: bool = False, lift: bool = True
                   ) -> Iterator[Tuple[int, Optional[PunctSentence], List[int]]]:
     """``(sentence index, PunctSentence or None, word token indices)`` per sentence of a Doc."""
     if not _content_tokens(doc):
@@ -144,7 +140,7 @@ def gold_sentences(docs: Sequence[Doc], quote_xpos: bool = False) -> List[PunctS
         if not doc.has_annotation("DEP"):
             continue
         check_doc(doc)
-        out.extend(ps for _, ps, _ in doc_sentences(doc, quote_xpos=quote_xpos, lift=False) if ps is not None)
+        out.extend(ps for _, ps, _ in punct_sentences(doc, quote_xpos=quote_xpos, lift=False) if ps is not None)
     return out
 
 
@@ -198,23 +194,6 @@ def punct_attachment(heads: Sequence[int], slot: int, opening: bool) -> int:
     return next(w for w in range(n) if heads[w] < 0)  # non-projective leftovers: the root
 
 
-def _gap(tokens: Sequence[str], spaced: bool) -> List[bool]:
-    """Whitespace after each of a gap's word-before + marks (``len(tokens) + 1`` flags): marks
-    close up to the word before them, opening marks to the word after, dashes stand apart."""
-    if not spaced:
-        return [False] * (len(tokens) + 1)
-    out = [False] * (len(tokens) + 1)
-    k = len(tokens)
-    while k > 0 and tokens[k - 1] in OPENING:
-        k -= 1
-    out[k] = True  # the one space sits before the trailing run of opening marks
-    for j, t in enumerate(tokens):
-        if t in DASHES:
-            out[j] = True
-            out[j + 1] = True
-    return out
-
-
 def insert_punctuation(doc: Doc) -> Doc:
     """A new Doc: ``doc``'s words with the punctuation restored by a ``punctgen`` component in
     ``mode="restore"`` inserted (``doc`` itself is not changed).
@@ -223,9 +202,9 @@ def insert_punctuation(doc: Doc) -> Doc:
       replaces the punctuation.
     * Spacing: a mark closes up to the word before it and is followed by the gap's space;
       opening marks (``(``, ``“``, ...) take the space before them and close up to the word
-      after; dashes stand between spaces.  Where ``doc`` had no space between two words
-      (e.g. Chinese), none is added.  The model's abbreviation dot ``ABBR.`` is dropped
-      after a word that already ends in ``.``, else written as ``.``.
+      after; dashes stand between spaces; ``ABBR.`` is written ``.`` and a point after a word
+      ending in ``.`` is absorbed: the one policy of :mod:`spacy_punctgen.decode.render`, which
+      the ``restore`` command uses too.
     * Each inserted token is UPOS ``PUNCT``, dependency ``punct``, attached by
       :func:`punct_attachment` (UD style: to the head of the phrase it delimits).
     * Words keep their text, tag, POS, morphology, lemma and label; a word whose head was
@@ -239,7 +218,7 @@ def insert_punctuation(doc: Doc) -> Doc:
         by_sent.setdefault(e["sentence"], []).append(e)
     toks: List[dict] = []  # one dict per output token
     new_index = {}  # doc token index -> output index
-    for si, ps, words in doc_sentences(doc):
+    for si, ps, words in punct_sentences(doc):
         if ps is None:
             continue
         slots = sorted(by_sent.get(si, []), key=lambda e: e["slot"])
@@ -250,15 +229,12 @@ def insert_punctuation(doc: Doc) -> Doc:
         word_out: List[int] = []
         for i, e in enumerate(slots):
             prev = doc[words[i - 1]] if i else None
-            marks = list(e["surface"])
-            if prev is not None and "ABBR." in marks:
-                marks = [m for m in marks if m != "ABBR."] if prev.text.endswith(".") else \
-                    ["." if m == "ABBR." else m for m in marks]
+            marks = gap_marks(prev.text if prev is not None else None, e["surface"])
             if prev is None:
                 flags = [False] * (len(marks) + 1)
             else:
                 spaced = bool(prev.whitespace_) or (prev.i + 1 < len(doc) and doc[prev.i + 1].is_space)
-                flags = _gap(marks, spaced)
+                flags = gap_spacing(marks, spaced)
                 sent_toks[-1]["space"] = flags[0]
             for j, m in enumerate(marks):
                 sent_toks.append({"text": m, "space": flags[j + 1], "pos": "PUNCT", "tag": "", "dep": "punct",

@@ -1,6 +1,7 @@
 """Slow, obviously-correct references for the Cython DP (tests and benchmarks use them).
 
-* :func:`channel_prob` enumerates every edit path of the sliding-window channel.
+* :func:`channel_prob` (from :mod:`spacy_punctgen.model.channel`, the channel's one
+  definition) gives ``p(x | u)`` by running the channel forward over every edit path.
 * :func:`brute_force` enumerates every underlying tree ``T'`` (one candidate pair per
   node) and every edit path: ``p(x|T)``, posterior marginals, the best derivation.
 * :func:`numpy_inside` is docs/model.md §3's Algorithm 1 with dense automaton matrices
@@ -10,45 +11,13 @@ from __future__ import annotations
 
 import itertools
 import math
-from functools import lru_cache
 from typing import Dict, List, Sequence, Tuple
 
 import numpy as np
 
-from spacy_punctgen.inference.dp import ABSORB_LEFT, ABSORB_RIGHT, KEEP, TRANSPOSE, Grammar, Lattice
+from spacy_punctgen.inference.dp import Grammar, Lattice
+from spacy_punctgen.model.channel import EDITS, apply_edit, channel_prob  # noqa: F401  (channel_prob: part of this API)
 from spacy_punctgen.data.underlying import underlying_sequences
-
-
-def channel_prob(u: Sequence[int], x: Sequence[int], phi: np.ndarray, r2l: bool, use_max: bool = False) -> float:
-    """p(x | u) (or the best single edit path) by enumerating edit sequences."""
-    u, x = tuple(u), tuple(x)
-    if r2l:
-        u, x = u[::-1], x[::-1]
-    if not u:
-        return 1.0 if not x else 0.0
-    comb = max if use_max else (lambda a, b: a + b)
-
-    @lru_cache(maxsize=None)
-    def go(pos: int, pending: int, k: int) -> float:
-        # pending symbol, next underlying index pos, surface tokens emitted k
-        if pos == len(u):
-            return 1.0 if (k == len(x) - 1 and x[k] == pending) else 0.0
-        b = u[pos]
-        ph = phi[pending, b]
-        total = 0.0
-        # keep: output pending, b pending
-        opts = []
-        if k < len(x) and x[k] == pending:
-            opts.append(ph[KEEP] * go(pos + 1, b, k + 1))
-        opts.append(ph[ABSORB_LEFT] * go(pos + 1, pending, k))
-        opts.append(ph[ABSORB_RIGHT] * go(pos + 1, b, k))
-        if k < len(x) and x[k] == b:
-            opts.append(ph[TRANSPOSE] * go(pos + 1, pending, k + 1))
-        for o in opts:
-            total = comb(total, o)
-        return total
-
-    return go(1, u[0], 0)
 
 
 def underlying_slots(heads: Sequence[int], choice: Sequence[Tuple[int, int]], grammar: Grammar) -> List[List[int]]:
@@ -110,16 +79,15 @@ def automaton(x: Sequence[int], S: int, phi: np.ndarray, r2l: bool):
     if m:
         for sig in range(S):
             M = mats[sig]
-            M[0, st(sig, 0)] += 1.0
+            M[0, st(sig, 0)] += 1.0  # nothing pending yet: σ becomes pending
             for k in range(m):
                 for a in range(S):
-                    src = st(a, k)
-                    M[src, src] += phi[a, sig, ABSORB_LEFT]
-                    M[src, st(sig, k)] += phi[a, sig, ABSORB_RIGHT]
-                    if k + 1 < m and xs[k] == a:
-                        M[src, st(sig, k + 1)] += phi[a, sig, KEEP]
-                    if k + 1 < m and xs[k] == sig:
-                        M[src, st(a, k + 1)] += phi[a, sig, TRANSPOSE]
+                    for edit in EDITS:  # the channel's own rules (model/channel.py), inverted
+                        written, pending = apply_edit(edit, a, sig)
+                        if written is None:
+                            M[st(a, k), st(pending, k)] += phi[a, sig, edit]
+                        elif k + 1 < m and xs[k] == written:
+                            M[st(a, k), st(pending, k + 1)] += phi[a, sig, edit]
     alpha = np.zeros(N)
     alpha[0] = 1.0
     rho = np.zeros(N)
@@ -183,3 +151,48 @@ def numpy_inside(lat: Lattice, grammar: Grammar, cand_p, phi, r2l: bool) -> floa
         scale += sc
     z = float(h @ autos[n][2])
     return scale + math.log(z) if z > 0 else -math.inf
+
+
+# ---------------------------------------------------------------------------
+# Brute-force surface distribution of a model (tests of decoding)
+
+
+def brute_joint(model, sentence):
+    """p(x | T) for every surface x, by enumerating all T' (model.node_distribution) and, per
+    slot, every candidate surface string scored by the reference channel enumerator."""
+    from collections import Counter
+
+    n = len(sentence.words)
+    dists = [model.node_distribution(sentence, w) for w in range(n)]
+    sym = model.inventory.symbols
+    sid = {s: i for i, s in enumerate(sym)}
+    phi = model.phi()
+    joint = Counter()
+    for choice in itertools.product(*dists):
+        prior = float(np.prod([c[2] for c in choice]))
+        us = underlying_sequences(sentence.heads, [(c[0], c[1]) for c in choice])
+        per_slot = []
+        for i, u in enumerate(us):
+            ids = ([0] if i == 0 else []) + [sid[t] for t in u]
+            opts = {}
+            alphabet = sorted(set(ids))
+            for m in range(1, len(ids) + 1) if ids else [0]:
+                for x in itertools.product(alphabet, repeat=m):
+                    p = channel_prob(ids, x, phi, model.r2l)
+                    if p > 0:
+                        opts[tuple(sym[s] for s in (x[1:] if i == 0 else x))] = p
+            per_slot.append(list(opts.items()))
+        for combo in itertools.product(*per_slot):
+            joint[tuple(x for x, _ in combo)] += prior * float(np.prod([p for _, p in combo]))
+    return joint
+
+
+def joint_marginals(joint, n_slots):
+    """Per-slot marginals ``[Counter(surface string -> p)]`` of a :func:`brute_joint` distribution."""
+    from collections import Counter
+
+    out = [Counter() for _ in range(n_slots)]
+    for x, p in joint.items():
+        for i, xi in enumerate(x):
+            out[i][xi] += p
+    return out
