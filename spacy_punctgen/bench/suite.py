@@ -41,10 +41,14 @@ from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
+from spacy_punctgen.errors import Errors
 
-REPO = Path(__file__).resolve().parents[2]
-SAMPLE = REPO / "assets" / "sample"
-EWT = REPO.parent / "shared" / "ud" / "en_ewt"
+
+#: The folder that holds the imported spacy_punctgen (the workers import the same one).
+PACKAGE_PARENT = Path(__file__).resolve().parents[2]
+#: The repository's shipped sample, relative to the working directory (the repository root,
+#: where the workflow runs); any other data is named with ``--data``.
+SAMPLE = Path("assets") / "sample"
 SECTIONS = ("training", "dp", "analysis", "restore", "memory", "scaling", "pipe")
 BUCKETS = ((1, 10), (11, 30), (31, 100), (101, 300), (301, 1000))
 TARGETS = {
@@ -114,12 +118,12 @@ def _subprocess(func: str, payload: dict, timeout: float = 3600) -> dict:
     """Run ``spacy_punctgen.bench.suite.<func>(payload)`` in a fresh single-threaded interpreter;
     its last stdout line is the JSON result."""
     env = dict(os.environ, **_ONE_THREAD)
-    env["PYTHONPATH"] = os.pathsep.join([str(REPO)] + [p for p in [os.environ.get("PYTHONPATH")] if p])
+    env["PYTHONPATH"] = os.pathsep.join([str(PACKAGE_PARENT)] + [p for p in [os.environ.get("PYTHONPATH")] if p])
     code = f"import json,sys; from spacy_punctgen.bench.suite import {func} as f; print(json.dumps(f(json.loads(sys.argv[1]))))"
     proc = subprocess.run([sys.executable, "-c", code, json.dumps(payload)], env=env, capture_output=True,
                           text=True, timeout=timeout)
     if proc.returncode != 0:
-        raise RuntimeError(f"bench worker {func} failed (exit {proc.returncode}):\n{proc.stderr[-3000:]}")
+        raise RuntimeError(Errors.E600.format(func=func, returncode=proc.returncode, stderr=proc.stderr[-3000:]))
     return json.loads(proc.stdout.strip().splitlines()[-1])
 
 
@@ -127,9 +131,12 @@ def _resolve_data(data: Optional[str], quick: bool) -> Path:
     if data:
         p = Path(data)
         if not p.is_dir():
-            raise FileNotFoundError(f"{p}: no such UD folder")
+            raise FileNotFoundError(Errors.E601.format(path=p))
         return p
-    return SAMPLE if quick or not EWT.is_dir() else EWT
+    if SAMPLE.is_dir():
+        return SAMPLE
+    raise FileNotFoundError(f"no --data folder given and no {SAMPLE} in the working directory "
+                            f"({Path.cwd()}): pass --data UD_FOLDER, or run from the repository root")
 
 
 def _treebank_name(folder: Path) -> str:
@@ -221,7 +228,7 @@ def train_tiny_parser(train_path: Path, lang: str, epochs: int, seed: int = 0):
     from spacy_punctgen.pipeline.doc_convert import doc_from_ud
 
     fix_random_seed(seed)
-    cfg_path = REPO / "configs" / "parser.cfg"
+    cfg_path = Path("configs") / "parser.cfg"  # the workflow's, when run from the repository root
     if cfg_path.is_file():
         cfg = load_config(cfg_path, overrides={"nlp.lang": lang})
         nlp = load_model_from_config(cfg, auto_fill=True, validate=True)
@@ -253,10 +260,10 @@ def _load_parser(arg: Optional[str], data: Path, treebank: str, lang: str, epoch
     if arg:
         path = Path(arg)
         if not path.is_dir():
-            raise FileNotFoundError(f"{path}: no spaCy pipeline folder for --parser")
+            raise FileNotFoundError(Errors.E602.format(path=path))
         source = "--parser"
     else:
-        path = REPO / "training" / treebank / "parser-punct" / "model-best"
+        path = Path("training") / treebank / "parser-punct" / "model-best"
         source = "workflow output (spacy project run train-parser-punct)"
     if path.is_dir():
         nlp = spacy.load(path)
@@ -307,7 +314,7 @@ def _dp_worker(job: dict) -> dict:
         if len(items) >= job["n_sents"] or t_np >= job["budget_s"]:
             break
     if not items:
-        raise ValueError("dp bench: no dev sentence is possible under the model")
+        raise ValueError(Errors.E603)
     for lat, cp in items[:5]:  # warm-up
         log_prob(lat, g, cp, phi, r2l)
     t_cy = best_time(lambda: [log_prob(lat, g, cp, phi, r2l) for lat, cp in items], job["repeats"])
@@ -533,7 +540,7 @@ def run_bench(data: Optional[str] = None, parser_path: Optional[str] = None, mod
          "pipe": 60 if quick else 2000, "parser_epochs": 2 if quick else 5}
     for s in sections:
         if s not in SECTIONS:
-            raise ValueError(f"unknown section {s!r} (choose from {', '.join(SECTIONS)})")
+            raise ValueError(Errors.E604.format(section=s, sections=", ".join(SECTIONS)))
     dev_path = resolve_split(str(folder), "dev")
     out: Dict[str, object] = {"data": str(folder), "treebank": treebank, "quick": quick,
                               "repeats": repeats, "python": platform.python_version(),

@@ -4,12 +4,12 @@ import argparse
 from pathlib import Path
 
 from spacy_punctgen.cli import command
-from spacy_punctgen.bench.suite import EWT, SAMPLE, SECTIONS, _command_line, markdown_table, run_bench
+from spacy_punctgen.bench.suite import SAMPLE, SECTIONS, _command_line, markdown_table, run_bench
 
 
 def _arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--data", default=None,
-                   help=f"UD folder with train/dev splits (default: {EWT} if present, else {SAMPLE})")
+                   help=f"UD folder with train/dev splits, e.g. a UD English EWT folder (default: {SAMPLE} in the working directory)")
     p.add_argument("--parser", default=None, help="spaCy pipeline with tagger+parser (default: "
                    "training/<treebank>/parser-punct/model-best, else a tiny one trained in this run)")
     p.add_argument("--model", default=None, help="punctgen model directory (default: the one the "
