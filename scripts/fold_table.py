@@ -13,8 +13,12 @@ folds together (edits over slots, i.e. each fold's AED weighted by its slots: wh
 chosen on dev (``baseline --tune``) per fold. Below the table, the paired permutation test
 (as ``results-table``'s) over the kept folds' test sentences together, from the kept
 predictions: the ``punctgen*`` system with the lowest AED on parsed trees against the
-baseline with the lowest AED. A fold counts once ``keep-fold`` has kept it
-(``metrics/<fold>/kept/test.conllu``); a fold that is run but not kept is left out.
+baseline with the lowest AED. A fold counts once ``keep-fold`` has kept it (its committed
+record ``metrics/<fold>/kept/kept.json``); a fold that is run but not kept is left out. The
+permutation test needs the kept predictions, which stay in the clone that ran the fold: where
+some are not here, the earlier table's test (``--output`` as it was) is kept if it was computed
+from the same edits, and otherwise the table says so in its place; either way it names the folds
+to rerun.
 """
 from __future__ import annotations
 
@@ -23,8 +27,10 @@ import sys
 from pathlib import Path
 from typing import Dict, List, Optional, Tuple
 
-from pool_folds import check_plain_name, fold_name, fold_parser, kept_paths, weighted  # scripts/ is on sys.path
-from results_table import _fmt, _is_punctgen, _losses, read_json_object, read_systems
+from spacy_punctgen.workflow.cv import (check_plain_name, copies_not_here, fold_name, fold_parser, kept_paths,
+                                        missing_copies, weighted)
+from spacy_punctgen.workflow.metrics_files import (fmt, is_punctgen, prediction_losses, read_json_object,
+                                                   read_systems)
 
 
 def kept_folds(treebank: str, metrics: Path) -> Dict[int, Dict[str, dict]]:
@@ -34,7 +40,7 @@ def kept_folds(treebank: str, metrics: Path) -> Dict[int, Dict[str, dict]]:
     folds = {}
     for folder in sorted(metrics.glob(f"{prefix}*")):
         suffix = folder.name[len(prefix):]
-        if folder.is_dir() and suffix.isdigit() and kept_paths(metrics, folder.name)["punct"].is_file():
+        if folder.is_dir() and suffix.isdigit() and kept_paths(metrics, folder.name)["record"].is_file():
             folds[int(suffix)] = read_systems(folder)
     if not folds:
         raise ValueError(f"no kept fold of {treebank} in {metrics} (metrics/{prefix}<k>/kept/, written by keep-fold)")
@@ -77,23 +83,55 @@ def kept_test(treebank: str, folds: Dict[int, Dict[str, dict]], metrics: Path, a
             recorded = systems[system].get(f"predictions_{trees}")
             if not recorded:
                 raise ValueError(f"fold {k}: {system} names no {trees}-tree predictions")
-            losses[(system, trees)].append(_losses(str(kept["predictions"] / Path(recorded).name), gold))
+            losses[(system, trees)].append(prediction_losses(str(kept["predictions"] / Path(recorded).name), gold))
     la, lb = (np.concatenate(losses[x]) for x in (a, b))
     return {"aed_a": float(la.sum()) / n_slots, "aed_b": float(lb.sum()) / n_slots, "edits_a": float(la.sum()),
             "edits_b": float(lb.sum()), "n_sentences": int(la.size), "n_slots": n_slots,
             "permutations": n_permutations, "p": paired_permutation_test(la, lb, n_permutations=n_permutations)}
 
 
-def _significance(treebank: str, folds: Dict[int, Dict[str, dict]], metrics: Path, n_permutations: int) -> List[str]:
+def _edits(ms: List[Optional[dict]], key: str) -> Tuple[Optional[int], Optional[int]]:
+    """Edits and slots over the folds (each fold's AED times its slots), as kept_test counts them."""
+    if any(m is None or m.get(key) is None or not m.get("n_slots") for m in ms):
+        return None, None
+    return round(sum(m[key] * m["n_slots"] for m in ms)), sum(m["n_slots"] for m in ms)
+
+
+def _earlier_test(previous: Optional[str], a: str, b: str, edits_a, edits_b, n_slots) -> Optional[str]:
+    """The earlier table's test line of ``a`` against ``b``, if it was computed from these very
+    edits (so from the same predictions, as far as the metrics can tell)."""
+    if previous is None or None in (edits_a, edits_b):
+        return None
+    for line in previous.splitlines():
+        if (line.startswith(f"Kept folds together: {a} on parsed trees ") and "p = " in line
+                and f"({edits_a} edits) vs the best baseline {b} " in line
+                and f"({edits_b} edits) over {n_slots} slots;" in line):
+            return line
+    return None
+
+
+def _significance(treebank: str, folds: Dict[int, Dict[str, dict]], metrics: Path, n_permutations: int,
+                  previous: Optional[str] = None) -> List[str]:
     ks = list(folds)
     together = lambda s, key: _pooled([folds[k].get(s) for k in ks], key)  # noqa: E731
     systems = set().union(*folds.values())
-    ours = {s: together(s, "aed_parsed") for s in systems if _is_punctgen(s)}
-    theirs = {s: together(s, "aed_gold") for s in systems if not _is_punctgen(s)}
+    ours = {s: together(s, "aed_parsed") for s in systems if is_punctgen(s)}
+    theirs = {s: together(s, "aed_gold") for s in systems if not is_punctgen(s)}
     ours, theirs = ({s: v for s, v in d.items() if v is not None} for d in (ours, theirs))
     if not ours or not theirs:
         return []
     a, b = min(ours, key=ours.get), min(theirs, key=theirs.get)
+    not_here = {k: missing_copies(metrics, fold_name(treebank, k)) for k in ks}
+    not_here = {k: v for k, v in not_here.items() if v}
+    if not_here:
+        why = copies_not_here(treebank, list(not_here), next(iter(not_here.values()))[0])
+        edits_a, n_slots = _edits([folds[k].get(a) for k in ks], "aed_parsed")
+        edits_b, n_slots_b = _edits([folds[k].get(b) for k in ks], "aed_gold")
+        earlier = _earlier_test(previous, a, b, edits_a, edits_b, n_slots) if n_slots == n_slots_b else None
+        if earlier is not None:
+            return ["", earlier, "", f"(That test is the earlier table's, computed from the same edits: here {why}.)"]
+        return ["", f"Kept folds together: {a} on parsed trees vs the best baseline {b}: no paired permutation "
+                    f"test here, since {why}."]
     t = kept_test(treebank, folds, metrics, (a, "parsed"), (b, "gold"), n_permutations)
     verdict = "fewer edits" if t["edits_a"] < t["edits_b"] else "more edits" if t["edits_a"] > t["edits_b"] else "tied"
     verdict += ", significant at 0.05" if t["p"] < 0.05 else ", not significant at 0.05"
@@ -103,27 +141,30 @@ def _significance(treebank: str, folds: Dict[int, Dict[str, dict]], metrics: Pat
                 f"p = {t['p']:.4g} ({verdict})."]
 
 
-def markdown(treebank: str, folds: Dict[int, Dict[str, dict]], metrics: Path, n_permutations: int = 10000) -> str:
+def markdown(treebank: str, folds: Dict[int, Dict[str, dict]], metrics: Path, n_permutations: int = 10000,
+             previous: Optional[str] = None) -> str:
+    """The table (see the module docstring); ``previous``: the earlier table, whose permutation
+    test is kept where the predictions to redo it are not here but the edits are unchanged."""
     ks = list(folds)
-    systems = sorted(set().union(*folds.values()), key=lambda s: (not _is_punctgen(s), s))
+    systems = sorted(set().union(*folds.values()), key=lambda s: (not is_punctgen(s), s))
     head = "| system | trees | " + " | ".join(f"fold {k}" for k in ks) + " | kept folds together |"
     rule = "|---|---|" + "---:|" * (len(ks) + 1)
     parsers = [fold_parser(metrics, fold_name(treebank, k)) for k in ks]
     las = weighted([p["las"] for p in parsers], [p["words"] for p in parsers])
-    rows = ["| parser of unpunctuated text | LAS | " + " | ".join(_fmt(p["las"], 3) for p in parsers)
-            + f" | {_fmt(las, 3)} |"]
+    rows = ["| parser of unpunctuated text | LAS | " + " | ".join(fmt(p["las"], 3) for p in parsers)
+            + f" | {fmt(las, 3)} |"]
     for s in systems:
         ms = [folds[k].get(s) for k in ks]
-        baseline = not _is_punctgen(s)  # words only: its two columns are equal
+        baseline = not is_punctgen(s)  # words only: its two columns are equal
         for trees in (("gold",) if baseline else ("gold", "parsed")):
             key = f"aed_{trees}"
-            cells = [_fmt(m.get(key) if m else None, 4) for m in ms]
+            cells = [fmt(m.get(key) if m else None, 4) for m in ms]
             rows.append(f"| {s} | {'words' if baseline else trees} | " + " | ".join(cells)
-                        + f" | {_fmt(_pooled(ms, key), 4)} |")
+                        + f" | {fmt(_pooled(ms, key), 4)} |")
     n = [max((m.get("n_sentences") or 0) for m in folds[k].values()) for k in ks]
     out = [f"{treebank}: {len(ks)} kept folds ({', '.join(map(str, ks))}), {sum(n)} test sentences; "
            "test AED (edits per slot)", "", head, rule, *rows]
-    out += _significance(treebank, folds, metrics, n_permutations)
+    out += _significance(treebank, folds, metrics, n_permutations, previous)
     points = {s: [chosen_point(metrics / fold_name(treebank, k) / "restore" / f"{s}_gold.json") for k in ks]
               for s in systems}
     tuned = [s for s in systems if any(points[s])]
@@ -131,7 +172,7 @@ def markdown(treebank: str, folds: Dict[int, Dict[str, dict]], metrics: Path, n_
         out += ["", "Baseline points chosen on dev (lowest dev AED of the grid):", "",
                 "| system | " + " | ".join(f"fold {k}" for k in ks) + " |", "|---|" + "---|" * len(ks)]
         for s in tuned:
-            cells = [_fmt(point) for point in points[s]]
+            cells = [fmt(point) for point in points[s]]
             out.append(f"| {s} | " + " | ".join(cells) + " |")
     return "\n".join(out) + "\n"
 
@@ -146,7 +187,9 @@ def main(argv=None) -> int:
     try:
         if args.permutations < 1:
             raise ValueError(f"--permutations must be at least 1, got {args.permutations}")
-        text = markdown(args.treebank, kept_folds(args.treebank, args.metrics), args.metrics, args.permutations)
+        previous = args.output.read_text(encoding="utf-8") if args.output and args.output.is_file() else None
+        text = markdown(args.treebank, kept_folds(args.treebank, args.metrics), args.metrics, args.permutations,
+                        previous)
     except (OSError, ValueError) as e:
         print(f"fold_table: {e}", file=sys.stderr)
         return 1

@@ -12,7 +12,8 @@ parser for fold ``j`` is trained on every other fold and parses fold ``j``, so n
 parsed by a model that saw it. ``split`` writes, for each fold ``j``, ``train.fold<j>.conllu``
 (all sentences not in fold ``j``: the parser's training data) and ``heldout.fold<j>.conllu``
 (fold ``j``); ``merge`` reads ``heldout.fold<j>.parsed.conllu`` and writes the parsed
-sentences back in the input's order, checking that every sentence's words are unchanged.
+sentences back in the input's order, checking that every sentence's words are unchanged
+(both in ``spacy_punctgen.workflow.jackknife``, which ``scripts/jackknife.py`` uses too).
 """
 from __future__ import annotations
 
@@ -21,61 +22,7 @@ import json
 import sys
 from pathlib import Path
 
-import conllu
-
-from parse_conllu import write_sentences  # scripts/ is on sys.path when a script runs
-
-
-def _read(path: Path) -> list:
-    with path.open(encoding="utf-8") as f:
-        return list(conllu.parse_incr(f))
-
-
-def _check_k(k: int, n: int, src: Path) -> None:
-    if k < 2:
-        raise ValueError(f"--k must be at least 2, not {k}")
-    if n < k:
-        raise ValueError(f"{src}: {n} sentences cannot make {k} folds")
-
-
-def split(src: Path, folder: Path, k: int) -> dict:
-    """Write ``train.fold<j>.conllu`` and ``heldout.fold<j>.conllu`` for ``j`` in 0..k-1."""
-    sentences = _read(src)
-    _check_k(k, len(sentences), src)
-    sizes = []
-    for j in range(k):
-        write_sentences([s for i, s in enumerate(sentences) if i % k != j], folder / f"train.fold{j}.conllu")
-        held = [s for i, s in enumerate(sentences) if i % k == j]
-        write_sentences(held, folder / f"heldout.fold{j}.conllu")
-        sizes.append(len(held))
-    return {"input": str(src), "folder": str(folder), "k": k, "n_sentences": len(sentences), "heldout_sizes": sizes}
-
-
-def _forms(sentence) -> list:
-    return [t["form"] for t in sentence if isinstance(t["id"], int)]
-
-
-def merge(src: Path, folder: Path, dest: Path, k: int) -> dict:
-    """The parsed folds back in ``src``'s order; every sentence's words must match ``src``."""
-    sentences = _read(src)
-    _check_k(k, len(sentences), src)
-    parsed = []
-    for j in range(k):
-        path = folder / f"heldout.fold{j}.parsed.conllu"
-        fold = _read(path)
-        expected = (len(sentences) - j + k - 1) // k
-        if len(fold) != expected:
-            raise ValueError(f"{path}: {len(fold)} sentences, but fold {j} of {src} holds {expected}")
-        parsed.append(fold)
-    out = []
-    for i, sentence in enumerate(sentences):
-        p = parsed[i % k][i // k]
-        if _forms(p) != _forms(sentence):
-            raise ValueError(f"{folder}/heldout.fold{i % k}.parsed.conllu: sentence {i // k + 1} has words "
-                             f"{_forms(p)[:8]}..., but sentence {i + 1} of {src} has {_forms(sentence)[:8]}...")
-        out.append(p)
-    write_sentences(out, dest)
-    return {"input": str(src), "output": str(dest), "k": k, "n_sentences": len(out)}
+from spacy_punctgen.workflow.jackknife import merge, split
 
 
 def main(argv=None) -> int:

@@ -3,7 +3,8 @@
 Usage (project.yml ``jackknife``):
     python scripts/jackknife.py corpus/T/depunct training/T --k 3 --lang cs --max-steps 2000 [--jobs 2]
 
-Why: see ``scripts/folds.py``. For each fold ``j`` this trains the parser of unpunctuated text
+Why: see ``scripts/folds.py`` (split and merge: ``spacy_punctgen.workflow.jackknife``). For each
+fold ``j`` this trains the parser of unpunctuated text
 (``configs/parser.cfg``, exactly as ``train-parser`` does, with the same dev set) on the other
 folds into ``training/T/parser-depunct-fold<j>``, parses ``heldout.fold<j>.conllu`` with it, and
 finally merges the folds into ``corpus/T/depunct/train.parsed.conllu``. Folds whose parse
@@ -20,6 +21,8 @@ import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+
+from spacy_punctgen.workflow.jackknife import merge as jackknife_merge, split as jackknife_split
 
 HERE = Path(__file__).resolve().parent
 
@@ -67,17 +70,14 @@ def main(argv=None) -> int:
     p.add_argument("--gpu", type=int, default=-1)
     p.add_argument("--jobs", type=int, default=1)
     args = p.parse_args(argv)
-    sys.path.insert(0, str(HERE))
-    import folds as folds_mod  # scripts/folds.py
-
     try:
         folds = args.corpus / "folds"
-        split = folds_mod.split(args.corpus / "train.conllu", folds, args.k)
+        split = jackknife_split(args.corpus / "train.conllu", folds, args.k)
         _run([sys.executable, "-m", "spacy", "convert", folds, folds, "--converter", "conllu", "--n-sents", "1"],
              args.training / "logs" / "jackknife.convert.log")
         with ThreadPoolExecutor(max(1, args.jobs)) as pool:
             done = list(pool.map(lambda j: _fold(j, args), range(args.k)))
-        merged = folds_mod.merge(args.corpus / "train.conllu", folds, args.corpus / "train.parsed.conllu", args.k)
+        merged = jackknife_merge(args.corpus / "train.conllu", folds, args.corpus / "train.parsed.conllu", args.k)
     except (ValueError, OSError, RuntimeError) as e:
         print(f"jackknife: {e}", file=sys.stderr)
         return 1

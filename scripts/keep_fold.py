@@ -4,13 +4,16 @@ Usage (project.yml ``keep-fold``, the last step of each fold ``<treebank>_cv<k>`
     python scripts/keep_fold.py cs_cltt_cv3 [--metrics metrics] [--corpus corpus]
 
 Why: a fold's test predictions are written under ``training/`` and its test files under
-``corpus/``, which are not committed, so folds run in different clones (or on different
-days) could not be pooled. This copies, byte for byte, what ``pool-folds`` reads into the
-committed folder ``metrics/<fold>/kept/`` (layout: ``pool_folds.kept_paths``): the fold's
-normal and depunctuated test files and every prediction file its metrics name. The copies
-are checked first (each predictions file has one record per test sentence that
-preprocessing keeps, as ``pool-folds`` checks) and replace the
-old ``kept/`` folder whole, so a fold is kept entirely or not at all.
+``corpus/``, which later folds and reruns overwrite or clean, so folds run on different days
+could not be pooled. This copies, byte for byte, what ``pool-folds`` reads into
+``metrics/<fold>/kept/`` (layout: ``spacy_punctgen.workflow.cv.kept_paths``): the fold's test
+file and every prediction file its metrics name, and writes the record ``kept/kept.json``
+(the fold's test sentences, its test words from the depunctuated test file, and a SHA-256 of
+each copy). Only the record is committed: prediction files and copies of test data stay in
+this clone, so pooling in another clone reruns the fold there (``pool-folds`` says so). The
+copies are checked first (each predictions file has one record per test sentence that
+preprocessing keeps, as ``pool-folds`` checks) and replace the old ``kept/`` folder whole, so
+a fold is kept entirely or not at all.
 """
 from __future__ import annotations
 
@@ -20,14 +23,15 @@ import shutil
 import sys
 from pathlib import Path
 
-from pool_folds import check_plain_name, kept_paths  # scripts/ is on sys.path when a script runs
-from results_table import read_systems
+from spacy_punctgen.workflow.cv import check_plain_name, kept_paths, kept_record
+from spacy_punctgen.workflow.metrics_files import read_systems
 
 
 def keep(fold: str, metrics: Path, corpus: Path) -> dict:
     """Copy fold ``fold``'s test files and predictions into ``metrics/<fold>/kept/``; return a summary."""
-    from spacy_punctgen.evaluation.predictions import read_predictions
+    from spacy_punctgen.data.conllu import read_conllu
     from spacy_punctgen.data.preprocess import preprocess_file
+    from spacy_punctgen.evaluation.predictions import read_predictions
 
     check_plain_name(fold, "fold")
     folder = metrics / fold
@@ -61,10 +65,12 @@ def keep(fold: str, metrics: Path, corpus: Path) -> dict:
     if tmp.exists():
         shutil.rmtree(tmp)
     (tmp / "predictions").mkdir(parents=True)
-    for kind, src in sources.items():
-        shutil.copyfile(src, tmp / dest[kind].name)
+    shutil.copyfile(sources["punct"], tmp / dest["punct"].name)
     for name, src in sorted(preds.items()):
         shutil.copyfile(src, tmp / "predictions" / name)
+    n_words = sum(len(s.forms) for s in read_conllu(sources["depunct"]))  # the weight of its parser's LAS
+    record = kept_record(fold, sources["punct"], n_test, n_words, preds)
+    (tmp / dest["record"].name).write_text(json.dumps(record, indent=2) + "\n", encoding="utf-8")
     if dest["dir"].exists():
         shutil.rmtree(dest["dir"])
     tmp.rename(dest["dir"])

@@ -17,14 +17,14 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 import time
 from pathlib import Path
 
-import conllu
 import spacy
 from spacy.tokens import Doc
+
+from spacy_punctgen.workflow.conllu_files import read_sentences, write_sentences
 
 
 def _words(sentence) -> list:
@@ -51,27 +51,12 @@ def _fill(sentence, words, doc: Doc, where: str) -> None:
         word["deprel"] = "root" if token.head.i == token.i else (token.dep_ or "dep")
 
 
-def write_sentences(sentences, dest: Path) -> None:
-    """Write ``conllu`` sentences to ``dest`` atomically (a temporary file, then a rename)."""
-    dest.parent.mkdir(parents=True, exist_ok=True)
-    tmp = dest.with_name(f".{dest.name}.tmp{os.getpid()}")
-    try:
-        with tmp.open("w", encoding="utf-8", newline="\n") as out:
-            for sentence in sentences:
-                out.write(sentence.serialize())
-        os.replace(tmp, dest)
-    finally:
-        if tmp.exists():
-            tmp.unlink()
-
-
 def parse_file(model, src: Path, dest: Path, batch_size: int = 256) -> dict:
     """Parse every sentence of ``src`` with ``model``; write ``dest`` atomically; return counts."""
     nlp = spacy.load(model) if not hasattr(model, "pipe") else model
     if "parser" not in nlp.pipe_names:
         raise ValueError(f"{model}: the pipeline has no parser")
-    with src.open(encoding="utf-8") as f:
-        sentences = list(conllu.parse_incr(f))
+    sentences = read_sentences(src)
     t0 = time.perf_counter()
     docs = []
     for k, sentence in enumerate(sentences):

@@ -9,7 +9,8 @@ the gold slots of TEST's kept sentences) and the two-sided p-value of
 ``metrics.paired_permutation_test`` over per-sentence edit distances.  Why a script: the
 results table (``results_table.py``) tests only ``punctgen*`` against the best baseline
 of the metrics folder; this compares any prediction files, e.g. punctgen on parsed trees
-against baselines whose predictions live outside ``metrics/``.
+against baselines whose predictions live outside ``metrics/``. Prediction files are never
+committed: a missing one is an error that says how to regenerate it.
 """
 from __future__ import annotations
 
@@ -61,7 +62,9 @@ def main(argv=None) -> int:
     try:
         for path in [args.test, args.a, *args.others]:
             if not path.is_file():
-                raise ValueError(f"no such file: {path}")
+                raise ValueError(f"no such file: {path} (prediction files and test files are not committed: rerun "
+                                 f"the treebank's workflows to regenerate them, e.g. python scripts/reproduce.py "
+                                 f"--only <treebank>; results/significance.json records the tests computed so far)")
         result = compare(args.test, args.a, args.others, args.permutations, args.seed)
     except (OSError, ValueError) as e:
         print(f"permutation_test: {e}", file=sys.stderr)

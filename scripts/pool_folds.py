@@ -15,9 +15,13 @@ figures are exactly those of one test set made of the ten blocks. Per-slot perpl
 pooled as ``exp`` of the slot-weighted mean of the folds' log perplexities (the exact
 per-slot perplexity of the pooled log-likelihood), the parser's LAS/UAS as the word-weighted
 mean over the folds' test blocks. Each pooled file keeps every fold's own figures under
-``per_fold``. A fold's test files and predictions are read from ``metrics/<fold>/kept/``
-(committed; written by ``keep-fold``, scripts/keep_fold.py, at the end of each fold), so folds
-run in different clones or sessions pool together without their ``training/`` folders.
+``per_fold``. A fold's test file and predictions are read from ``metrics/<fold>/kept/``
+(written by ``keep-fold``, scripts/keep_fold.py, at the end of each fold), so folds run in
+different sessions pool together without their ``training/`` folders. Those copies stay in
+the clone that ran the fold (prediction files and test data are not committed; only the
+record ``kept/kept.json`` is, with the fold's test words that weight the pooled LAS): a fold
+kept in another clone is named, with the command that regenerates its copies here
+(``spacy_punctgen.workflow.cv``).
 The metrics files of ``metrics/<treebank>/`` (``*.json`` and ``restore/``) are
 rewritten whole, so they hold only the pooled result; other subfolders (e.g. ``earlier/``,
 records of earlier runs) are left alone.
@@ -34,37 +38,9 @@ import sys
 from pathlib import Path
 from typing import Dict, List, Optional
 
-from results_table import read_json_object, read_systems  # scripts/ is on sys.path when a script runs
-
-
-def fold_name(treebank: str, fold: int) -> str:
-    """The treebank name a fold runs under (scripts/reproduce.py uses the same)."""
-    return f"{treebank}_cv{fold}"
-
-
-def check_plain_name(name: str, what: str) -> None:
-    """Refuse a treebank or fold name that is not one folder name (it becomes ``metrics/<name>``)."""
-    if not name or Path(name).name != name or name in (".", ".."):
-        raise ValueError(f"the {what} must be a plain folder name, got {name!r}")
-
-
-def kept_paths(metrics: Path, fold: str) -> Dict[str, Path]:
-    """Where ``keep-fold`` keeps fold ``fold``'s test files and predictions (``predictions/<file name>``)."""
-    kept = metrics / fold / "kept"
-    return {"dir": kept, "punct": kept / "test.conllu", "depunct": kept / "test.depunct.conllu",
-            "predictions": kept / "predictions"}
-
-
-def fold_parser(metrics: Path, fold: str) -> dict:
-    """A kept fold's parser of unpunctuated text: its test LAS and UAS (``parser_depunct.json``,
-    None where missing) and its test words (the kept depunctuated test file), the weights of
-    the pooled LAS and UAS."""
-    from spacy_punctgen.data.conllu import read_conllu
-
-    path = metrics / fold / "parser_depunct.json"
-    scores = read_json_object(path) if path.is_file() else {}
-    return {"las": scores.get("dep_las"), "uas": scores.get("dep_uas"),
-            "words": sum(len(s.forms) for s in read_conllu(kept_paths(metrics, fold)["depunct"]))}
+from spacy_punctgen.workflow.cv import (check_plain_name, copies_not_here, fold_name, fold_parser, kept_paths,
+                                        missing_copies, weighted)
+from spacy_punctgen.workflow.metrics_files import read_systems
 
 
 def _concat(paths: List[Path], dest: Path) -> None:
@@ -75,12 +51,6 @@ def _concat(paths: List[Path], dest: Path) -> None:
             text = p.read_text(encoding="utf-8")
             out.write(text if text.endswith("\n") or not text else text + "\n")
     tmp.replace(dest)
-
-
-def weighted(values: List[Optional[float]], weights: List[float]) -> Optional[float]:
-    if any(v is None for v in values) or not sum(weights):
-        return None
-    return sum(v * w for v, w in zip(values, weights)) / sum(weights)
 
 
 def _pooled_perplexity(folds: List[dict]) -> Optional[float]:
@@ -102,9 +72,14 @@ def pool(treebank: str, k: int, metrics: Path, corpus: Path, training: Path) -> 
         raise ValueError(f"--cv-folds must be at least 3, got {k}")
     names = [fold_name(treebank, j) for j in range(k)]
     kept = {n: kept_paths(metrics, n) for n in names}
-    missing = [n for n in names if not kept[n]["punct"].is_file() or not kept[n]["depunct"].is_file()]
+    missing = [n for n in names if not kept[n]["record"].is_file()]
     if missing:
-        raise ValueError(f"folds not run and kept yet (no metrics/<fold>/kept/, written by keep-fold): {missing}")
+        raise ValueError(f"folds not run and kept yet (no metrics/<fold>/kept/kept.json, written by keep-fold): "
+                         f"{missing}")
+    not_here = {j: missing_copies(metrics, n) for j, n in enumerate(names)}
+    not_here = {j: v for j, v in not_here.items() if v}
+    if not_here:
+        raise ValueError(copies_not_here(treebank, list(not_here), next(iter(not_here.values()))[0]))
     fold_systems = [read_systems(metrics / n) for n in names]
     systems = sorted(set().union(*fold_systems))
     incomplete = {s: [n for n, fs in zip(names, fold_systems) if s not in fs] for s in systems}

@@ -10,11 +10,13 @@ each treebank this runs, with ``spacy project run``: the workflows ``all``,
 seed; ``evaluate-mixture``; the workflow ``degraded`` for each fraction and ``plot-aed-las``;
 and finally ``results-table`` once. A treebank with protocol ``cv`` (cross-validation) runs
 those steps once per fold, as the treebank ``<name>_cv<k>`` with ``cv_fold`` k, then
-``keep-fold`` (the fold's test files and predictions kept in the committed
-``metrics/<name>_cv<k>/kept/``), then ``fold-table`` (the kept folds so far, in
-``results/folds_<name>.md``), and then ``pool-folds``, which pools the kept folds into
+``keep-fold`` (the fold's test file and predictions kept in ``metrics/<name>_cv<k>/kept/``,
+of which only the record ``kept.json`` is committed), then ``fold-table`` (the kept folds so
+far, in ``results/folds_<name>.md``), and then ``pool-folds``, which pools the kept folds into
 ``metrics/<name>/``. ``--folds`` runs some folds only; ``pool-folds`` still runs when every
-other fold is kept already (by an earlier session or another clone, and committed). Every command and its exit status go to
+other fold is kept already in this clone (by an earlier session here: prediction files and
+copies of test data are not committed, so a fold kept in another clone is rerun here first,
+with ``--folds``; a line on stderr names such folds). Every command and its exit status go to
 ``training/reproduce.log``; the first failure stops the run.
 
 Sharing one treebank between two processes (``--skip``): after ``all``, the steps
@@ -52,7 +54,7 @@ from typing import Dict, List, Optional, Set, Tuple
 
 import srsly
 
-from pool_folds import fold_name, kept_paths  # scripts/ is on sys.path when a script runs
+from spacy_punctgen.workflow.cv import fold_name, missing_copies
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -145,9 +147,10 @@ def commands(name: str, entry: dict, ud_root: Path, folds: Optional[List[int]] =
 
     With protocol ``cv``, each fold runs every step under the name ``<name>_cv<k>`` (its own
     corpus/, training/ and metrics/ folders) and then ``keep-fold``; ``fold-table`` then
-    tabulates the folds kept so far, and ``pool-folds`` pools them as ``name``. ``folds`` restricts that to some folds (several clones or sessions can
-    share the work): ``pool-folds`` is then left out unless every fold not listed is kept
-    already (``metrics/<name>_cv<k>/kept/``, ``pool_folds.kept_paths``).
+    tabulates the folds kept so far, and ``pool-folds`` pools them as ``name``. ``folds`` restricts that to some folds (several sessions can
+    share the work): ``pool-folds`` is then left out (and a line on stderr says why) unless every
+    fold not listed is kept already in this clone, copies included (``metrics/<name>_cv<k>/kept/``,
+    ``spacy_punctgen.workflow.cv.missing_copies``: the copies are not committed).
     """
     # relative to the project when it can be, as the lock file then is
     ud_dir = os.path.relpath(ud_root / name, ROOT) if ud_root.is_absolute() else str(ud_root / name)
@@ -164,9 +167,13 @@ def commands(name: str, entry: dict, ud_root: Path, folds: Optional[List[int]] =
         values = {**base, "treebank": fold_tb, "cv_fold": fold}
         out += _treebank_commands(fold_tb, values, entry)
         out.append((f"{fold_tb}: keep-fold", _run("keep-fold", values)))
-    kept = lambda j: kept_paths(metrics, fold_name(name, j))["punct"].is_file()  # noqa: E731
     out.append((f"{name}: fold-table", _run("fold-table", base)))
-    if all(j in chosen or kept(j) for j in range(k)):
+    not_here = [j for j in range(k) if j not in chosen and missing_copies(metrics, fold_name(name, j))]
+    if not_here:
+        print(f"reproduce: {name}: pool-folds left out: folds {not_here} are not kept in this clone "
+              f"(keep-fold's copies of test files and predictions are not committed; --folds "
+              f"{','.join(map(str, not_here))} runs them here)", file=sys.stderr)
+    else:
         out.append((f"{name}: pool-folds", _run("pool-folds", base)))
     return out
 
@@ -199,7 +206,7 @@ def main(argv=None) -> int:
     p.add_argument("--folds", default="",
                    help="comma-separated folds of the cross-validated (protocol cv) treebanks to run "
                         "(default: all, then pool-folds; with a subset, pool-folds runs only when every "
-                        "other fold is already kept in --metrics)")
+                        "other fold is already kept, copies included, in --metrics)")
     p.add_argument("--metrics", type=Path, default=ROOT / "metrics",
                    help="the project's metrics folder, where kept folds are looked for (for tests)")
     p.add_argument("--skip", default="",

@@ -23,7 +23,9 @@ test between the best parsed punctgen row and that baseline) between the README'
 prediction files, which are not committed (``training/``), so ``--significance`` keeps every
 test computed in a JSON file and the summary reuses a kept one while both systems' AEDs in
 ``metrics/`` are still those it was computed from: a fresh clone that runs one treebank
-does not blank the others' p-values, and a changed system is never given an old p.
+does not blank the others' p-values, and a changed system is never given an old p. Each
+treebank whose test file or prediction files are missing is named on stderr, with how to
+regenerate them (rerun its workflows).
 """
 from __future__ import annotations
 
@@ -33,15 +35,9 @@ import sys
 from pathlib import Path
 from typing import Dict, List, Optional
 
+from spacy_punctgen.workflow.metrics_files import fmt, is_punctgen, prediction_losses, read_json_object, read_systems
+
 COLUMNS = ["treebank", "system", "protocol", "ppl/slot", "AED gold", "AED parsed", "comma F1", "parser LAS"]
-
-
-def _fmt(value, digits: int = 3) -> str:
-    if value is None:
-        return "–"
-    if isinstance(value, float):
-        return f"{value:.{digits}f}"
-    return str(value)
 
 
 def _comma_f1(m: dict) -> Optional[float]:
@@ -49,26 +45,6 @@ def _comma_f1(m: dict) -> Optional[float]:
     if isinstance(value, dict):
         value = value.get("f1")
     return value
-
-
-def read_json_object(path: Path) -> dict:
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as e:
-        raise ValueError(f"{path}: not JSON ({e.msg})") from None
-    if not isinstance(data, dict):
-        raise ValueError(f"{path}: not a JSON object")
-    return data
-
-
-def read_systems(folder: Path) -> Dict[str, dict]:
-    """``{system: metrics}`` of one treebank folder: every JSON file but ``parser*.json``."""
-    systems = {}
-    for f in sorted(folder.glob("*.json")):
-        if not f.stem.startswith("parser"):
-            data = read_json_object(f)
-            systems[data.get("system", f.stem)] = data
-    return systems
 
 
 def load_metrics(root: Path) -> Dict[str, Dict[str, dict]]:
@@ -93,12 +69,12 @@ def _protocol(treebank: str, m: dict, root: Path) -> str:
 def table(metrics: Dict[str, Dict[str, dict]], root: Path) -> List[List[str]]:
     rows = []
     for tb, systems in metrics.items():
-        order = sorted(systems, key=lambda s: (not _is_punctgen(s), s != "punctgen", s))
+        order = sorted(systems, key=lambda s: (not is_punctgen(s), s != "punctgen", s))
         for name in order:
             m = systems[name]
-            rows.append([tb, name, _protocol(tb, m, root), _fmt(m.get("perplexity_per_slot")),
-                         _fmt(m.get("aed_gold")), _fmt(m.get("aed_parsed")), _fmt(_comma_f1(m)),
-                         _fmt(m.get("parser_las"))])
+            rows.append([tb, name, _protocol(tb, m, root), fmt(m.get("perplexity_per_slot")),
+                         fmt(m.get("aed_gold")), fmt(m.get("aed_parsed")), fmt(_comma_f1(m)),
+                         fmt(m.get("parser_las"))])
     return rows
 
 
@@ -108,41 +84,37 @@ def markdown(rows: List[List[str]]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _losses(pred_path: str, gold) -> "list":
-    from spacy_punctgen.evaluation.metrics import sentence_losses
-    from spacy_punctgen.evaluation.predictions import read_predictions, slots_of
-
-    records = read_predictions(pred_path)
-    if len(records) != len(gold):
-        raise ValueError(f"{pred_path}: {len(records)} predictions for {len(gold)} test sentences")
-    return sentence_losses([[tuple(s) for s in g.slots] for g in gold], slots_of(records))
-
-
-def _is_punctgen(name: str) -> bool:
-    return name.startswith("punctgen")
-
-
-def _tests(metrics: Dict[str, Dict[str, dict]], corpus: Path, n_permutations: int) -> List[dict]:
-    """Every computable test: each punctgen system and tree kind vs. the best baseline on gold trees."""
+def _tests(metrics: Dict[str, Dict[str, dict]], corpus: Path, n_permutations: int,
+           not_here: Optional[List[str]] = None) -> List[dict]:
+    """Every computable test: each punctgen system and tree kind vs. the best baseline on gold trees.
+    A test whose test file or prediction files are not here is left out and, with ``not_here``,
+    named there (one line per treebank)."""
     from spacy_punctgen.evaluation.metrics import paired_permutation_test
     from spacy_punctgen.data.preprocess import preprocess_file
 
     out = []
     for tb, systems in metrics.items():
-        variants = sorted((k for k in systems if _is_punctgen(k)), key=lambda k: (k != "punctgen", k))
+        variants = sorted((k for k in systems if is_punctgen(k)), key=lambda k: (k != "punctgen", k))
         best = _best_baseline(systems)
+        if not variants or best is None:
+            continue
         test = corpus / tb / "punct" / "test.conllu"
-        if not variants or best is None or not test.is_file():
+        pairs = [(systems[v].get(f"predictions_{t}"), systems[best].get(f"predictions_{t}"), v, t)
+                 for v in variants for t in ("gold", "parsed")]
+        absent = [test] if not test.is_file() else sorted({Path(f) for a, b, _, _ in pairs if a and b
+                                                           for f in (a, b) if not Path(f).is_file()})
+        if absent and not_here is not None:
+            not_here.append(f"{tb}: {len(absent)} file(s) not here, e.g. {absent[0]}")
+        if not test.is_file():
             continue
         gold = None
-        for name, trees in ((v, t) for v in variants for t in ("gold", "parsed")):
-            a, b = systems[name].get(f"predictions_{trees}"), systems[best].get(f"predictions_{trees}")
+        for a, b, name, trees in pairs:
             if not (a and b and Path(a).is_file() and Path(b).is_file()):
                 continue
             if gold is None:
                 gold = preprocess_file(test)[0]
                 n_slots = sum(len(g.slots) for g in gold)
-            la, lb = _losses(a, gold), _losses(b, gold)
+            la, lb = prediction_losses(a, gold), prediction_losses(b, gold)
             out.append({"treebank": tb, "system": name, "baseline": best, "trees": trees,
                         "aed": float(la.sum()) / n_slots, "aed_baseline": float(lb.sum()) / n_slots,
                         "n_sentences": len(gold), "permutations": n_permutations,
@@ -159,7 +131,7 @@ def significance_lines(tests: List[dict]) -> List[str]:
 
 
 def _best_baseline(systems: Dict[str, dict]) -> Optional[str]:
-    baselines = {k: v for k, v in systems.items() if not _is_punctgen(k) and v.get("aed_gold") is not None}
+    baselines = {k: v for k, v in systems.items() if not is_punctgen(k) and v.get("aed_gold") is not None}
     return min(baselines, key=lambda k: baselines[k]["aed_gold"]) if baselines else None
 
 
@@ -196,7 +168,7 @@ def summary(metrics: Dict[str, Dict[str, dict]], root: Path, tests: Dict[str, di
              "|---|---|" + "---:|" * 3 + "---|---:|"]
     for tb, systems in metrics.items():
         best = _best_baseline(systems)
-        variants = [k for k in systems if _is_punctgen(k)]
+        variants = [k for k in systems if is_punctgen(k)]
         gold = [k for k in variants if systems[k].get("aed_gold") is not None]
         parsed = [k for k in variants if systems[k].get("aed_parsed") is not None]
         if best is None or not gold or not parsed:
@@ -212,7 +184,7 @@ def summary(metrics: Dict[str, Dict[str, dict]], root: Path, tests: Dict[str, di
         else:
             p = f"{t['p']:.2g} ({'better' if t['aed'] < t['aed_baseline'] else 'worse' if t['aed'] > t['aed_baseline'] else 'equal'})"
         lines.append("| " + " | ".join([
-            tb, _protocol(tb, systems[q], root), _fmt(las),
+            tb, _protocol(tb, systems[q], root), fmt(las),
             f"{systems[g]['aed_gold']:.4f} ({g})", f"{systems[q]['aed_parsed']:.4f} ({q}{trees})",
             f"{systems[best]['aed_parsed' if systems[best].get('aed_parsed') is not None else 'aed_gold']:.4f} ({best})",
             p]) + " |")
@@ -248,7 +220,8 @@ def main(argv=None) -> int:
     try:
         metrics = {tb: m for tb, m in load_metrics(args.metrics).items() if tb not in args.exclude}
         text = markdown(table(metrics, args.metrics))
-        tests = _tests(metrics, args.corpus, args.permutations)
+        not_here: List[str] = []
+        tests = _tests(metrics, args.corpus, args.permutations, not_here)
         kept = kept_tests(tests, args.significance, metrics)
         readme = None
         if args.readme is not None:
@@ -257,6 +230,13 @@ def main(argv=None) -> int:
     except (OSError, ValueError) as e:
         print(f"results_table: {e}", file=sys.stderr)
         return 1
+    for line in not_here:
+        print(f"results_table: no permutation test here for {line}", file=sys.stderr)
+    if not_here:
+        print("results_table: prediction files and test files are not committed (training/, corpus/); rerun a "
+              "treebank's workflows to regenerate them (python scripts/reproduce.py --only <treebank>). Until then "
+              "the summary reuses the tests kept in --significance (results/significance.json) while still valid.",
+              file=sys.stderr)
     sig = significance_lines(tests)
     if sig:
         text += "\nPunctgen vs. the best baseline (lowest AED on gold trees):\n\n" + "\n".join(sig) + "\n"

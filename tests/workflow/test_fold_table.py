@@ -7,13 +7,12 @@ import pytest
 
 from spacy_punctgen.evaluation.metrics import gold_slots, restoration_report
 from spacy_punctgen.evaluation.predictions import read_predictions, slots_of
-from script_loader import load_script
-from test_pool_folds import K, _fold
 
 
-def _scored_fold(tmp, j, las):
+def _scored_fold(cv_folds, j, las):
     """A kept fold whose metrics hold the AEDs of its own predictions, as the workflow writes them."""
-    gold = gold_slots(_fold(tmp, j, las=las, keep=False))
+    tmp = cv_folds.root
+    gold = gold_slots(cv_folds.make(j, las=las, keep=False))
     folder = tmp / "metrics" / f"en_x_cv{j}"
     for path in folder.glob("*.json"):
         if path.stem.startswith("parser"):
@@ -27,8 +26,7 @@ def _scored_fold(tmp, j, las):
     restore.mkdir()
     tuning = [{"hyper": {"c2": c2}, "dev_aed": 0.1, "chosen": c2 == 0.3 + j} for c2 in (0.3, 1.3, 2.3)]
     (restore / "trivial_gold.json").write_text(json.dumps({"system": "trivial", "tuning": tuning}))
-    assert load_script("keep_fold").main([f"en_x_cv{j}", "--metrics", str(tmp / "metrics"),
-                                          "--corpus", str(tmp / "corpus")]) == 0
+    assert cv_folds.keep(f"en_x_cv{j}") == 0
 
 
 def _cells(text, system, trees):
@@ -36,11 +34,11 @@ def _cells(text, system, trees):
     return [c.strip() for c in line.strip("|").split("|")[2:]]
 
 
-def test_kept_folds_together_are_what_pool_folds_reports(tmp_path, capsys):
+def test_kept_folds_together_are_what_pool_folds_reports(tmp_path, capsys, cv_folds, load_script):
     ft = load_script("fold_table")
     las = [0.7, 0.8, 0.9]
-    for j in range(K):
-        _scored_fold(tmp_path, j, las[j])
+    for j in range(cv_folds.k):
+        _scored_fold(cv_folds, j, las[j])
     # a fold run but not kept yet is left out, and so is a folder that only looks like a fold
     (tmp_path / "metrics" / "en_x_cv7").mkdir()
     shutil.copy(tmp_path / "metrics" / "en_x_cv0" / "trivial.json", tmp_path / "metrics" / "en_x_cv7")
@@ -48,17 +46,17 @@ def test_kept_folds_together_are_what_pool_folds_reports(tmp_path, capsys):
     out = tmp_path / "results" / "folds.md"
     assert ft.main(["en_x", "--metrics", str(tmp_path / "metrics"), "--output", str(out)]) == 0
     text = out.read_text()
-    assert text.startswith(f"en_x: {K} kept folds (0, 1, 2),")
+    assert text.startswith(f"en_x: {cv_folds.k} kept folds (0, 1, 2),")
 
     pf = load_script("pool_folds")
-    assert pf.main(["en_x", "--cv-folds", str(K), "--metrics", str(tmp_path / "metrics"),
+    assert pf.main(["en_x", "--cv-folds", str(cv_folds.k), "--metrics", str(tmp_path / "metrics"),
                     "--corpus", str(tmp_path / "corpus"), "--training", str(tmp_path / "training")]) == 0
     capsys.readouterr()
     pooled = {s: json.loads((tmp_path / "metrics" / "en_x" / f"{s}.json").read_text()) for s in ("punctgen", "trivial")}
     assert pooled["trivial"]["aed_gold"] > 0 and pooled["punctgen"]["aed_gold"] == 0
     for system, trees in (("trivial", "words"), ("punctgen", "gold"), ("punctgen", "parsed")):
         cells = _cells(text, system, trees)
-        assert len(cells) == K + 1
+        assert len(cells) == cv_folds.k + 1
         key = "aed_gold" if trees == "words" else f"aed_{trees}"
         assert float(cells[-1]) == pytest.approx(pooled[system][key], abs=5e-5)
         per_fold = [f[key] for f in pooled[system]["per_fold"]]
@@ -75,10 +73,39 @@ def test_kept_folds_together_are_what_pool_folds_reports(tmp_path, capsys):
     assert p == pytest.approx(1 / 10001)  # no sign flip does as well as the observed difference
 
 
-def test_kept_test_of_a_system_against_itself(tmp_path):
+def test_folds_kept_in_another_clone_count_but_are_not_tested_here(tmp_path, cv_folds, load_script):
+    """A fold counts by its committed record kept.json; the permutation test needs the kept copies
+    of its test file and predictions, which stay in the clone that ran it: the table says so."""
+    for j in range(cv_folds.k):
+        _scored_fold(cv_folds, j, 0.8)
+    out = tmp_path / "folds.md"
+    args = ["en_x", "--metrics", str(tmp_path / "metrics"), "--output", str(out)]
     ft = load_script("fold_table")
-    for j in range(K):
-        _scored_fold(tmp_path, j, 0.8)
+    assert ft.main(args) == 0
+    tested = [ln for ln in out.read_text().splitlines() if ln.startswith("Kept folds together:")]
+    assert len(tested) == 1 and "p = " in tested[0]
+    (tmp_path / "metrics" / "en_x_cv1" / "kept" / "predictions" / "trivial_gold.jsonl").unlink()
+    # the earlier table's test is kept while the edits it was computed from are those of the metrics
+    for _ in range(2):
+        assert ft.main(args) == 0
+        text = out.read_text()
+        assert text.startswith(f"en_x: {cv_folds.k} kept folds (0, 1, 2),")
+        assert _cells(text, "parser of unpunctuated text", "LAS")[-1] == "0.800"
+        assert tested[0] in text.splitlines() and text.count("p = ") == 1
+        assert "the earlier table's" in text and "python scripts/reproduce.py --only en_x --folds 1" in text
+    # ... and dropped once they are not
+    m = tmp_path / "metrics" / "en_x_cv2" / "trivial.json"
+    m.write_text(json.dumps({**json.loads(m.read_text()), "aed_gold": 0.5}))
+    assert ft.main(args) == 0
+    text = out.read_text()
+    assert "no paired permutation test here" in text and "p = " not in text
+    assert "python scripts/reproduce.py --only en_x --folds 1" in text
+
+
+def test_kept_test_of_a_system_against_itself(tmp_path, cv_folds, load_script):
+    ft = load_script("fold_table")
+    for j in range(cv_folds.k):
+        _scored_fold(cv_folds, j, 0.8)
     folds = ft.kept_folds("en_x", tmp_path / "metrics")
     t = ft.kept_test("en_x", folds, tmp_path / "metrics", ("trivial", "gold"), ("trivial", "parsed"), 100)
     assert t["p"] == 1.0 and t["edits_a"] == t["edits_b"] > 0 and t["permutations"] == 100
@@ -88,9 +115,9 @@ def test_kept_test_of_a_system_against_itself(tmp_path):
         ft.kept_test("en_x", folds, tmp_path / "metrics", ("trivial", "gold"), ("trivial", "parsed"), 100)
 
 
-def test_no_kept_fold_and_bad_names(tmp_path, capsys):
+def test_no_kept_fold_and_bad_names(tmp_path, capsys, cv_folds, load_script):
     ft = load_script("fold_table")
-    _fold(tmp_path, 0, keep=False)  # run but not kept
+    cv_folds.make(0, keep=False)  # run but not kept
     assert ft.main(["en_x", "--metrics", str(tmp_path / "metrics")]) == 1
     assert "no kept fold of en_x" in capsys.readouterr().err
     assert ft.main(["en_x", "--metrics", str(tmp_path / "metrics"), "--permutations", "0"]) == 1

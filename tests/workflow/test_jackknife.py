@@ -14,9 +14,8 @@ from spacy_punctgen.data.convert import convert_file
 from spacy_punctgen.model.punct_model import PunctModel
 from spacy_punctgen.data.preprocess import preprocess_file
 from spacy_punctgen.training.train import with_parsed_trees
-from script_loader import load_script
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 SAMPLE = ROOT / "assets" / "sample"
 TRAIN = SAMPLE / "en_sample-ud-train.conllu"
 DEV = SAMPLE / "en_sample-ud-dev.conllu"
@@ -56,7 +55,7 @@ def depunct(tmp_path_factory):
     return files
 
 
-def test_folds_split_then_merge_gives_back_the_input(depunct, tmp_path):
+def test_folds_split_then_merge_gives_back_the_input(depunct, tmp_path, load_script):
     folds = load_script("folds")
     info = folds.split(depunct["train"], tmp_path, 3)
     n = len(read_conllu(depunct["train"]))
@@ -70,7 +69,7 @@ def test_folds_split_then_merge_gives_back_the_input(depunct, tmp_path):
     assert (tmp_path / "merged.conllu").read_text() == depunct["train"].read_text()
 
 
-def test_folds_merge_refuses_changed_words_and_missing_sentences(depunct, tmp_path, capsys):
+def test_folds_merge_refuses_changed_words_and_missing_sentences(depunct, tmp_path, capsys, load_script):
     folds = load_script("folds")
     folds.split(depunct["train"], tmp_path, 2)
     shutil.copy(tmp_path / "heldout.fold0.conllu", tmp_path / "heldout.fold0.parsed.conllu")
@@ -124,7 +123,7 @@ def test_train_on_parsed_trees_cli(depunct, tmp_path, capsys):
     assert "--keep-gold needs --parsed-train" in capsys.readouterr().err
 
 
-def test_jackknife_script_on_the_sample(tmp_path, monkeypatch):
+def test_jackknife_script_on_the_sample(tmp_path, monkeypatch, load_script):
     """Two fold parsers (a few steps each) parse the folds they did not see; a rerun skips them."""
     # `python -m spacy train` puts the working directory first on sys.path and loads our
     # entry point: from the repository root that is the source tree, unbuilt where the

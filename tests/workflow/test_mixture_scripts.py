@@ -8,9 +8,8 @@ import pytest
 from spacy_punctgen.data.convert import convert_file
 from spacy_punctgen.evaluation.predictions import record, write_predictions
 from spacy_punctgen.data.preprocess import preprocess_file
-from script_loader import load_script
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 SAMPLE = ROOT / "assets" / "sample" / "en_sample-ud-test.conllu"
 
 
@@ -26,7 +25,7 @@ def data(tmp_path):
     return test, gold, good, bad
 
 
-def test_permutation_testload_script(data, tmp_path, capsys):
+def test_permutation_test_script(data, tmp_path, capsys, load_script):
     test, gold, good, bad = data
     pt = load_script("permutation_test")
     out = tmp_path / "p.json"
@@ -48,7 +47,7 @@ def test_permutation_testload_script(data, tmp_path, capsys):
     assert "is for sentence" in capsys.readouterr().err
 
 
-def test_metrics_from_predictions_and_a_second_punctgen_row(data, tmp_path):
+def test_metrics_from_predictions_and_a_second_punctgen_row(data, tmp_path, load_script):
     test, gold, good, bad = data
     mp = load_script("metrics_from_predictions")
     folder = tmp_path / "metrics" / "en_x"

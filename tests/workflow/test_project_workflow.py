@@ -13,7 +13,7 @@ import srsly
 from spacy_punctgen import cli
 from spacy_punctgen.data.conllu import find_split
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 PROJECT = ROOT / "project.yml"
 STEPS = ["preprocess", "train-parser", "train-parser-punct", "evaluate-parser", "parse-test", "train", "evaluate",
          "package"]

@@ -1,19 +1,19 @@
 """``scripts/reproduce.py`` and ``configs/treebanks.yml``: the plan of the restoration table's runs."""
+import json
 import shlex
 from pathlib import Path
 
 import pytest
 import srsly
 
-from script_loader import load_script
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 SHARED_UD = ROOT.parent / "shared" / "ud"
 PRIMARY = {"en_ewt", "zh_gsd_ud14", "es_ancora_ud14", "ar_padt_ud12", "hi_hdtb_ud12pre", "fr_sequoia", "cs_cltt"}
 
 
 @pytest.fixture(scope="module")
-def rp():
+def rp(load_script):
     return load_script("reproduce")
 
 
@@ -178,14 +178,22 @@ def test_some_folds_only_and_no_pooling(rp, capsys, tmp_path):
     assert some([0, 1, 2, 3])[-1] == "cs_cltt: pool-folds"
     with pytest.raises(ValueError, match="folds 0..3"):
         rp.commands("cs_cltt", entry, Path("../shared/ud"), folds=[4])
-    # folds kept before (committed by another clone or session) count as run: then pool-folds
+    # folds kept before in this clone (an earlier session) count as run: then pool-folds
     for k in (0, 1):
         kept = tmp_path / f"cs_cltt_cv{k}" / "kept"
-        kept.mkdir(parents=True)
+        (kept / "predictions").mkdir(parents=True)
+        (kept / "kept.json").write_text(json.dumps({"predictions": {"trivial_gold.jsonl": {}}}))
         (kept / "test.conllu").write_text("")
+        (kept / "predictions" / "trivial_gold.jsonl").write_text("")
+    capsys.readouterr()
     assert some([3, 2])[-1] == "cs_cltt: pool-folds" and "cs_cltt_cv0: all" not in some([3, 2])
-    (tmp_path / "cs_cltt_cv1" / "kept" / "test.conllu").unlink()
+    assert "pool-folds left out" not in capsys.readouterr().err
+    # a fold kept in another clone has only its record here (copies are not committed): no pooling
+    (tmp_path / "cs_cltt_cv1" / "kept" / "predictions" / "trivial_gold.jsonl").unlink()
     assert some([3, 2])[-2:] == ["cs_cltt_cv3: keep-fold", "cs_cltt: fold-table"]
+    assert "pool-folds left out: folds [1] are not kept in this clone" in capsys.readouterr().err
+    (tmp_path / "cs_cltt_cv0" / "kept" / "kept.json").unlink()  # not kept at all
+    assert some([3, 2])[-1] == "cs_cltt: fold-table"
     assert rp.main(["--dry-run", "--only", "cs_cltt", "--folds", "5,6,7,8,9", "--metrics", str(tmp_path)]) == 0
     out = [line[2:] for line in capsys.readouterr().out.splitlines() if line.startswith("# ")]
     assert out[0] == "cs_cltt_cv5: all" and not any("pool-folds" in x or "_cv4:" in x for x in out)

@@ -8,9 +8,8 @@ import pytest
 from spacy_punctgen.data.convert import convert_file
 from spacy_punctgen.evaluation.predictions import record, write_predictions
 from spacy_punctgen.data.preprocess import preprocess_file
-from script_loader import load_script
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 SAMPLE = ROOT / "assets" / "sample" / "en_sample-ud-test.conllu"
 README = "intro\n<!-- results-summary:start -->\nold row\n<!-- results-summary:end -->\noutro\n"
 
@@ -58,7 +57,7 @@ def _rows(tmp_path):
     return [ln for ln in (tmp_path / "README.md").read_text().splitlines() if ln.startswith("| en_")]
 
 
-def test_summary_row_is_the_best_punctgen_rows_against_the_best_baseline(project):
+def test_summary_row_is_the_best_punctgen_rows_against_the_best_baseline(project, load_script):
     tmp_path, half = project
     rt = load_script("results_table")
     assert _run(rt, tmp_path) == 0
@@ -75,7 +74,7 @@ def test_summary_row_is_the_best_punctgen_rows_against_the_best_baseline(project
     assert all(t["baseline"] == "crf_lexical" for t in kept)
 
 
-def test_kept_tests_fill_in_for_missing_predictions_until_a_system_changes(project):
+def test_kept_tests_fill_in_for_missing_predictions_until_a_system_changes(project, load_script):
     tmp_path, _ = project
     rt = load_script("results_table")
     assert _run(rt, tmp_path) == 0
@@ -95,7 +94,7 @@ def test_kept_tests_fill_in_for_missing_predictions_until_a_system_changes(proje
     assert ("punctgen_mix", "parsed") not in {(t["system"], t["trees"]) for t in kept} and len(kept) == 3
 
 
-def test_readme_without_both_markers_is_an_error_and_nothing_is_written(project, capsys):
+def test_readme_without_both_markers_is_an_error_and_nothing_is_written(project, capsys, load_script):
     tmp_path, _ = project
     rt = load_script("results_table")
     (tmp_path / "README.md").write_text("no markers\n")

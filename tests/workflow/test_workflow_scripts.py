@@ -9,9 +9,8 @@ from spacy_punctgen.data.conllu import read_conllu
 from spacy_punctgen.data.convert import convert_file
 from spacy_punctgen.evaluation.predictions import record, write_predictions
 from spacy_punctgen.data.preprocess import preprocess_file
-from script_loader import load_script
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 SAMPLE = ROOT / "assets" / "sample"
 
 
@@ -44,7 +43,7 @@ def tiny_parser(tmp_path_factory):
     return {"model": model, "dev": dev, "dev_spacy": tmp / "dev.spacy"}
 
 
-def test_parse_conllu_one_tree_per_sentence_comments_kept(tiny_parser, tmp_path):
+def test_parse_conllu_one_tree_per_sentence_comments_kept(tiny_parser, tmp_path, load_script):
     pc = load_script("parse_conllu")
     out = tmp_path / "parsed.conllu"
     info = pc.parse_file(str(tiny_parser["model"]), tiny_parser["dev"], out)
@@ -59,13 +58,13 @@ def test_parse_conllu_one_tree_per_sentence_comments_kept(tiny_parser, tmp_path)
     assert [s.words for s in preprocess_file(out)[0]] == [s.words for s in preprocess_file(tiny_parser["dev"])[0]]
 
 
-def test_parse_conllu_cli_error(tmp_path, capsys):
+def test_parse_conllu_cli_error(tmp_path, capsys, load_script):
     pc = load_script("parse_conllu")
     assert pc.main([str(tmp_path / "nomodel"), str(tmp_path / "missing.conllu"), str(tmp_path / "o.conllu")]) == 1
     assert "parse_conllu:" in capsys.readouterr().err
 
 
-def test_evaluate_parser_writes_scores_and_protocol(tiny_parser, tmp_path):
+def test_evaluate_parser_writes_scores_and_protocol(tiny_parser, tmp_path, load_script):
     ep = load_script("evaluate_parser")
     out = tmp_path / "m" / "parser_depunct.json"
     code = ep.main([str(tiny_parser["model"]), str(tiny_parser["dev_spacy"]), str(out), "--train-data",
@@ -78,7 +77,7 @@ def test_evaluate_parser_writes_scores_and_protocol(tiny_parser, tmp_path):
     assert ep.main([str(tiny_parser["model"]), str(tmp_path / "none.spacy"), str(tmp_path / "x.json")]) == 1
 
 
-def test_save_metrics_merge_without_command(tmp_path):
+def test_save_metrics_merge_without_command(tmp_path, load_script):
     sm = load_script("save_metrics")
     gold = tmp_path / "gold.json"
     gold.write_text(json.dumps({"test": {"aed": 0.25, "comma": {"f1": 0.5}}}))
@@ -104,7 +103,7 @@ def _metrics(tmp_path, name, aed, preds, **extra):
     (folder / f"{name}.json").write_text(json.dumps(data))
 
 
-def test_results_table_and_permutation_test(tmp_path):
+def test_results_table_and_permutation_test(tmp_path, load_script):
     rt = load_script("results_table")
     test = tmp_path / "corpus" / "en_x" / "punct" / "test.conllu"
     convert_file(SAMPLE / "en_sample-ud-test.conllu", test)
@@ -128,7 +127,7 @@ def test_results_table_and_permutation_test(tmp_path):
     assert float(sig[0].rsplit("p = ", 1)[1]) == pytest.approx(1 / 201, rel=1e-3)  # every sentence favours punctgen
 
 
-def test_plot_aed_las_points(tmp_path):
+def test_plot_aed_las_points(tmp_path, load_script):
     pl = load_script("plot_aed_las")
     folder = tmp_path / "en_x"
     (folder / "restore").mkdir(parents=True)

@@ -1,0 +1,53 @@
+"""The metrics folder the workflow writes: ``metrics/<treebank>/<system>.json`` (one per
+system; ``parser*.json`` are the parsers'), read back for the tables."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Dict
+
+
+def read_json_object(path: Path) -> dict:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as e:
+        raise ValueError(f"{path}: not JSON ({e.msg})") from None
+    if not isinstance(data, dict):
+        raise ValueError(f"{path}: not a JSON object")
+    return data
+
+
+def read_systems(folder: Path) -> Dict[str, dict]:
+    """``{system: metrics}`` of one treebank folder: every JSON file but ``parser*.json``."""
+    systems = {}
+    for f in sorted(folder.glob("*.json")):
+        if not f.stem.startswith("parser"):
+            data = read_json_object(f)
+            systems[data.get("system", f.stem)] = data
+    return systems
+
+
+def is_punctgen(name: str) -> bool:
+    """Whether a system is one of ours (``punctgen``, ``punctgen_jackknife``, ...), not a baseline."""
+    return name.startswith("punctgen")
+
+
+def fmt(value, digits: int = 3) -> str:
+    """A table cell: ``–`` for a missing figure, ``digits`` decimals for a float."""
+    if value is None:
+        return "–"
+    if isinstance(value, float):
+        return f"{value:.{digits}f}"
+    return str(value)
+
+
+def prediction_losses(pred_path: str, gold) -> "list":
+    """Per-sentence edit distances of a predictions file against the gold sentences
+    (``preprocess_file``'s), which it must match one for one."""
+    from spacy_punctgen.evaluation.metrics import sentence_losses
+    from spacy_punctgen.evaluation.predictions import read_predictions, slots_of
+
+    records = read_predictions(pred_path)
+    if len(records) != len(gold):
+        raise ValueError(f"{pred_path}: {len(records)} predictions for {len(gold)} test sentences")
+    return sentence_losses([[tuple(s) for s in g.slots] for g in gold], slots_of(records))
