@@ -1,7 +1,8 @@
 """The package's layers import one way only, and no modules import each other in a circle.
 
-``cli → {bench, testing} → {pipeline, baselines} → evaluation → {training, decode} → model →
-inference → data``; ``errors`` and ``about`` may be imported from anywhere.  Function-local
+``cli → {bench, workflow, testing} → {pipeline, baselines} → evaluation → {training, decode} →
+model → inference → data`` (``workflow``: the helpers of the ``spacy project`` workflow's
+scripts); ``errors`` and ``about`` may be imported from anywhere.  Function-local
 imports count the same as module-level ones (see ``docs/architecture.md``).
 """
 import ast
@@ -22,6 +23,7 @@ RANKS = {
     "pipeline": 5,
     "baselines": 5,
     "bench": 6,
+    "workflow": 6,  # the helpers of the `spacy project` workflow's scripts (scripts/*.py)
     "testing": 5.5,  # brute-force references: the bench measures against them
     "cli": 7,
 }

@@ -14,10 +14,11 @@ from spacy_punctgen.data.conllu import read_conllu
 from spacy_punctgen.inference.dp import (Grammar, build_lattice, inside_outside, log_prob, sample_posterior,
                                tree_structure, viterbi)
 from spacy_punctgen.model.punct_model import CFG_FILE, INVENTORY_FILE, PARAMS_FILE, PunctModel
+from spacy_punctgen.model.serialize import model_params
 from spacy_punctgen.data.preprocess import PunctSentence, preprocess_file, preprocess_sentences
 from spacy_punctgen.training.train import TrainConfig, train_model
 
-from dp_fixtures import PUNCTEMES, feasible_problem, random_phi
+from spacy_punctgen.testing.problems import PUNCTEMES, feasible_problem, random_phi
 
 SAMPLE = Path(__file__).resolve().parents[1] / "assets" / "sample"
 UNSEEN = ["\u203d", "\U0001F600", "\uff0c"]  # ‽, 😀, fullwidth ，  (none is in the English sample)
@@ -281,7 +282,7 @@ def test_bad_inventory_is_named(saved, edit):
 
 @pytest.mark.parametrize("drop", ["theta", "psi", "backoff_tok_logp"])
 def test_params_missing_an_array_is_named(model, saved, drop):
-    params = {k: v for k, v in model._params().items() if k != drop}
+    params = {k: v for k, v in model_params(model).items() if k != drop}
     np.savez(saved / PARAMS_FILE, **params)  # the name ends in .npz: kept as is
     with pytest.raises(ValueError, match=rf"params\.npz.*{drop}"):
         PunctModel.from_disk(saved)
@@ -289,7 +290,7 @@ def test_params_missing_an_array_is_named(model, saved, drop):
 
 def test_params_with_nan_are_refused_or_harmless(model, saved, test_sents):
     """A parameter file holding NaN must not give NaN probabilities silently."""
-    params = model._params()
+    params = model_params(model)
     params["theta"] = params["theta"].copy()
     params["theta"][:] = np.nan
     np.savez(saved / PARAMS_FILE, **params)

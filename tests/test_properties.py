@@ -26,7 +26,7 @@ from spacy_punctgen.testing.reference import brute_force, channel_prob, underlyi
 from spacy_punctgen.training.train import TrainConfig, train_model
 from spacy_punctgen.data.underlying import underlying_sequences
 
-from dp_fixtures import PUNCTEMES
+from spacy_punctgen.testing.problems import PUNCTEMES
 
 SAMPLE = Path(__file__).resolve().parents[1] / "assets" / "sample"
 S = 4  # symbols: 0 = '^', 1..3 punctuation

@@ -6,6 +6,8 @@ Systems are imported lazily so that e.g. ``trivial`` needs neither crfsuite nor 
 """
 import importlib
 
+from spacy_punctgen.errors import Errors
+
 SYSTEMS = {
     "trivial": "spacy_punctgen.baselines.trivial:TrivialBaseline",
     "crf_lexical": "spacy_punctgen.baselines.crf_lexical:LexicalCRF",
@@ -18,6 +20,6 @@ SYSTEMS = {
 def get_system(name: str):
     """The class of baseline ``name`` (one of :data:`SYSTEMS`)."""
     if name not in SYSTEMS:
-        raise ValueError(f"unknown baseline {name!r}; choose from {', '.join(SYSTEMS)}")
+        raise ValueError(Errors.E570.format(name=name, systems=", ".join(SYSTEMS)))
     mod, cls = SYSTEMS[name].split(":")
     return getattr(importlib.import_module(mod), cls)

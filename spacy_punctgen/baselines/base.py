@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import List, Optional, Tuple, Union
 
 from spacy_punctgen.baselines.slots import read_json, write_json
+from spacy_punctgen.errors import Errors
 
 Prediction = List[Tuple[str, ...]]
 _META = "baseline.json"
@@ -27,7 +28,7 @@ class Baseline:
 
     def slot_log_probs(self, sents) -> List[float]:
         """``log p(x_0..x_n | words)`` of each sentence's gold slots (finite)."""
-        raise ValueError(f"{self.name} is not probabilistic: it has no slot log-probabilities")
+        raise ValueError(Errors.E571.format(name=self.name))
 
     DECODERS = ("viterbi", "mbr")
 
@@ -35,9 +36,9 @@ class Baseline:
         """Switch a trained system between Viterbi/argmax and minimum-Bayes-risk decoding."""
         hyper = getattr(self, "hyper", None)
         if hyper is None or "decoder" not in hyper:
-            raise ValueError(f"{self.name} has no choice of decoder")
+            raise ValueError(Errors.E572.format(name=self.name))
         if decoder not in self.DECODERS:
-            raise ValueError(f"unknown decoder {decoder!r}; choose from {', '.join(self.DECODERS)}")
+            raise ValueError(Errors.E573.format(decoder=decoder, decoders=", ".join(self.DECODERS)))
         hyper["decoder"] = decoder
         return self
 
@@ -73,7 +74,7 @@ def load_baseline(path: Union[str, Path]) -> Baseline:
 def sentences_or_fail(sents, what: str) -> list:
     sents = list(sents)
     if not sents:
-        raise ValueError(f"no {what} sentences")
+        raise ValueError(Errors.E574.format(what=what))
     return sents
 
 

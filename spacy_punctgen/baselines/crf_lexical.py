@@ -26,6 +26,7 @@ from typing import Dict, List, Optional
 
 from spacy_punctgen.baselines.base import Baseline, Prediction, sentences_or_fail
 from spacy_punctgen.baselines.slots import SlotLabels, check_sentences, slot_words
+from spacy_punctgen.errors import Errors
 
 RARE = "<rare>"
 _MODEL = "crf.model"
@@ -38,7 +39,7 @@ def _crfsuite():
     try:
         import pycrfsuite
     except ImportError:  # pragma: no cover - depends on the environment
-        raise ValueError("crf_lexical needs python-crfsuite: pip install 'spacy-punctgen[baselines]'") from None
+        raise ValueError(Errors.E575) from None
     return pycrfsuite
 
 
@@ -96,7 +97,7 @@ class LexicalCRF(Baseline):
     def fit(self, train_sents, dev_sents=None, **hyper) -> "LexicalCRF":
         unknown = set(hyper) - set(DEFAULTS)
         if unknown:
-            raise ValueError(f"crf_lexical: unknown hyperparameters {sorted(unknown)}")
+            raise ValueError(Errors.E576.format(name="crf_lexical", unknown=sorted(unknown)))
         self.hyper = {**DEFAULTS, **hyper}
         self.set_decoder(self.hyper["decoder"])
         train = sentences_or_fail(train_sents, "training")
@@ -122,7 +123,7 @@ class LexicalCRF(Baseline):
     def _get_tagger(self):
         if self._tagger is None:
             if self._model_bytes is None:
-                raise ValueError("crf_lexical: not trained")
+                raise ValueError(Errors.E577.format(name="crf_lexical"))
             self._tmp = tempfile.TemporaryDirectory()
             p = Path(self._tmp.name) / _MODEL
             p.write_bytes(self._model_bytes)
@@ -168,7 +169,7 @@ class LexicalCRF(Baseline):
 
     def _save_files(self, path: Path) -> None:
         if self._model_bytes is None:
-            raise ValueError("crf_lexical: not trained, nothing to save")
+            raise ValueError(Errors.E578.format(name="crf_lexical"))
         (path / _MODEL).write_bytes(self._model_bytes)
 
     def _load_state(self, state: dict, path: Path) -> None:
@@ -176,7 +177,7 @@ class LexicalCRF(Baseline):
         self.vocab = set(state["vocab"])
         self.labels = SlotLabels.from_dict(state["labels"])
         if not (path / _MODEL).exists():
-            raise ValueError(f"missing file in a saved baseline: {path / _MODEL}")
+            raise ValueError(Errors.E579.format(path=path / _MODEL))
         self._model_bytes = (path / _MODEL).read_bytes()
         self._tagger = None
 

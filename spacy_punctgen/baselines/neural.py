@@ -22,12 +22,16 @@ from typing import Dict, List, Optional, Tuple
 
 import numpy as np
 from spacy.strings import get_string_id
+from spacy.util import logger as spacy_logger
 from thinc.api import (Adam, HashEmbed, LSTM, Maxout, Model, NumpyOps, chain, concatenate,
                        set_current_ops, with_array, with_padded)
 
 from spacy_punctgen.evaluation.metrics import gold_slots, sentence_losses
 from spacy_punctgen.baselines.base import Baseline, Prediction, sentences_or_fail
 from spacy_punctgen.baselines.slots import SlotLabels, check_sentences, slot_words
+from spacy_punctgen.errors import Errors
+
+logger = spacy_logger.getChild("punctgen")  # progress (hyperparameter ``log``); see training.train
 
 _WEIGHTS = "model.bin"
 N_COLUMNS = 6
@@ -107,7 +111,7 @@ class NeuralSlotTagger(Baseline):
     def fit(self, train_sents, dev_sents=None, **hyper) -> "NeuralSlotTagger":
         unknown = set(hyper) - set(self.hyper)
         if unknown:
-            raise ValueError(f"{self.name}: unknown hyperparameters {sorted(unknown)}")
+            raise ValueError(Errors.E576.format(name=self.name, unknown=sorted(unknown)))
         self.hyper.update(hyper)
         self.set_decoder(self.hyper["decoder"])
         h = self.hyper
@@ -155,7 +159,7 @@ class NeuralSlotTagger(Baseline):
                                          / sum(len(s.slots) for s in dev))
             self.history.append(entry)
             if h.get("log"):
-                print(f"[{self.name}] {entry}", flush=True)
+                logger.info("[%s] %s", self.name, entry)
             if dev:
                 if entry["dev_aed"] < best - 1e-9:
                     best, best_state, bad = entry["dev_aed"], self._params_bytes(), 0
@@ -172,7 +176,7 @@ class NeuralSlotTagger(Baseline):
         sents = list(sents)
         check_sentences(sents)
         if self.model is None:
-            raise ValueError(f"{self.name}: not trained")
+            raise ValueError(Errors.E577.format(name=self.name))
         out = []
         for b in range(0, len(sents), 64):
             scores, _ = self._scores(sents[b:b + 64], False)
@@ -213,7 +217,7 @@ class NeuralSlotTagger(Baseline):
 
     def _save_files(self, path: Path) -> None:
         if self.model is None:
-            raise ValueError(f"{self.name}: not trained, nothing to save")
+            raise ValueError(Errors.E578.format(name=self.name))
         (path / _WEIGHTS).write_bytes(self._params_bytes())
 
     def _load_state(self, state: dict, path: Path) -> None:
@@ -222,7 +226,7 @@ class NeuralSlotTagger(Baseline):
         self.history = state.get("history", [])
         self._build()
         if not (path / _WEIGHTS).exists():
-            raise ValueError(f"missing file in a saved baseline: {path / _WEIGHTS}")
+            raise ValueError(Errors.E579.format(path=path / _WEIGHTS))
         self._load_params_bytes((path / _WEIGHTS).read_bytes())
 
 

@@ -29,6 +29,8 @@ from typing import Dict, Iterable, List, Sequence, Tuple, Union
 
 import numpy as np
 
+from spacy_punctgen.errors import Errors
+
 Slot = Tuple[str, ...]
 UNK = "<unk>"
 BOS, EOS = "<s>", "</s>"
@@ -43,9 +45,9 @@ def slot_of(label: str) -> Slot:
     try:
         toks = json.loads(label)
     except json.JSONDecodeError:
-        raise ValueError(f"not a slot label: {label!r}") from None
+        raise ValueError(Errors.E580.format(label=label)) from None
     if not isinstance(toks, list) or not all(isinstance(t, str) for t in toks):
-        raise ValueError(f"not a slot label: {label!r}")
+        raise ValueError(Errors.E580.format(label=label))
     return tuple(toks)
 
 
@@ -53,10 +55,10 @@ def check_sentences(sents) -> None:
     """Clear errors for input that is not a list of preprocessed sentences."""
     for k, s in enumerate(sents):
         if not hasattr(s, "words") or not hasattr(s, "slots"):
-            raise ValueError(f"sentence {k}: expected a PunctSentence, got {type(s).__name__}")
+            raise ValueError(Errors.E581.format(k=k, type=type(s).__name__))
         if len(s.slots) != len(s.words) + 1:
-            raise ValueError(f"sentence {k} ({s.sent_id}): {len(s.words)} words need "
-                             f"{len(s.words) + 1} slots, found {len(s.slots)}")
+            raise ValueError(Errors.E582.format(k=k, sent_id=s.sent_id, n_words=len(s.words),
+                                                 n_slots=len(s.words) + 1, found=len(s.slots)))
 
 
 def slot_words(words: Sequence[str], i: int, offset: int) -> str:
@@ -82,7 +84,7 @@ class SlotLabels:
     def from_sentences(cls, sents, min_count: int = 2) -> "SlotLabels":
         counts = Counter(tuple(s) for sent in sents for s in sent.slots)
         if not counts:
-            raise ValueError("no training slots to build a label vocabulary from")
+            raise ValueError(Errors.E583)
         kept = sorted((s for s, c in counts.items() if c >= min_count),
                       key=lambda s: (-counts[s], label_of(s)))
         rare = [s for s in counts if counts[s] < min_count]
@@ -111,7 +113,7 @@ class SlotLabels:
         """``log q(x)`` of the back-off distribution described in the module docstring."""
         k = len(slot)
         if k == 0:
-            raise ValueError("the empty slot is always in the label vocabulary")
+            raise ValueError(Errors.E584)
         v = len(self.punct_types) + 1
         return math.log(1 - _LEN_R) + (k - 1) * math.log(_LEN_R) - k * math.log(v)
 
@@ -160,5 +162,5 @@ def write_json(path: Union[str, Path], obj) -> None:
 def read_json(path: Union[str, Path]):
     p = Path(path)
     if not p.exists():
-        raise ValueError(f"missing file in a saved baseline: {p}")
+        raise ValueError(Errors.E579.format(path=p))
     return json.loads(p.read_text(encoding="utf8"))

@@ -25,6 +25,7 @@ import numpy as np
 from spacy_punctgen.baselines.base import Baseline, Prediction, sentences_or_fail
 from spacy_punctgen.baselines.neural import log_softmax
 from spacy_punctgen.baselines.slots import UNK, SlotLabels, check_sentences, label_of, slot_of
+from spacy_punctgen.errors import Errors
 
 CONFIG = Path(__file__).resolve().parent / "slot_tagger.cfg"  # package data: installed with the package
 _PIPELINE = "pipeline"
@@ -77,7 +78,7 @@ class SpacySlotTagger(Baseline):
 
         unknown = set(hyper) - set(DEFAULTS)
         if unknown:
-            raise ValueError(f"spacy_tagger: unknown hyperparameters {sorted(unknown)}")
+            raise ValueError(Errors.E576.format(name="spacy_tagger", unknown=sorted(unknown)))
         self.hyper = {**DEFAULTS, **hyper}
         h = self.hyper
         train = sentences_or_fail(train_sents, "training")
@@ -90,7 +91,7 @@ class SpacySlotTagger(Baseline):
         blank = spacy.blank("xx")
         config = Path(h["config"]) if h["config"] else CONFIG
         if not config.exists():
-            raise ValueError(f"spacy_tagger: config not found: {config}")
+            raise ValueError(Errors.E585.format(config=config))
         with tempfile.TemporaryDirectory() as tmp:
             tmp = Path(tmp)
             to_docbin(blank, train, self.tagset).to_disk(tmp / "train.spacy")
@@ -127,7 +128,7 @@ class SpacySlotTagger(Baseline):
         sents = list(sents)
         check_sentences(sents)
         if self.nlp is None:
-            raise ValueError("spacy_tagger: not trained")
+            raise ValueError(Errors.E577.format(name="spacy_tagger"))
         docs = self.nlp.pipe(self._docs(sents), batch_size=256)
         return [self._decode_tags(s, [tok.tag_ for tok in doc]) for s, doc in zip(sents, docs)]
 
@@ -159,7 +160,7 @@ class SpacySlotTagger(Baseline):
 
     def _save_files(self, path: Path) -> None:
         if self.nlp is None:
-            raise ValueError("spacy_tagger: not trained, nothing to save")
+            raise ValueError(Errors.E578.format(name="spacy_tagger"))
         if (path / _PIPELINE).exists():
             shutil.rmtree(path / _PIPELINE)
         self.nlp.to_disk(path / _PIPELINE)
@@ -171,5 +172,5 @@ class SpacySlotTagger(Baseline):
         self.tagset = set(state["tagset"])
         self.labels = SlotLabels.from_dict(state["labels"])
         if not (path / _PIPELINE).exists():
-            raise ValueError(f"missing file in a saved baseline: {path / _PIPELINE}")
+            raise ValueError(Errors.E579.format(path=path / _PIPELINE))
         self.nlp = spacy.load(path / _PIPELINE)

@@ -11,6 +11,7 @@ from typing import List
 
 from spacy_punctgen.baselines.base import Baseline, Prediction, sentences_or_fail
 from spacy_punctgen.baselines.slots import check_sentences, label_of, slot_of
+from spacy_punctgen.errors import Errors
 
 
 class TrivialBaseline(Baseline):
@@ -21,7 +22,7 @@ class TrivialBaseline(Baseline):
 
     def fit(self, train_sents, dev_sents=None, **hyper) -> "TrivialBaseline":
         if hyper:
-            raise ValueError(f"trivial takes no hyperparameters, got {sorted(hyper)}")
+            raise ValueError(Errors.E586.format(hyper=sorted(hyper)))
         train = sentences_or_fail(train_sents, "training")
         check_sentences(train)
         counts = Counter(tuple(s.slots[-1]) for s in train)

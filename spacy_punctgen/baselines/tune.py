@@ -19,6 +19,8 @@ import os
 from pathlib import Path
 from typing import Callable, Dict, List, Optional, Sequence, Tuple, Union
 
+from spacy_punctgen.errors import Errors
+
 
 def parse_grid(items: List[str]) -> Dict[str, list]:
     """``["c2=0.1,1.0", "window=1,2"]`` -> ``{"c2": [0.1, 1.0], "window": [1, 2]}``
@@ -30,12 +32,12 @@ def parse_grid(items: List[str]) -> Dict[str, list]:
         if not item:
             continue
         if "=" not in item:
-            raise ValueError(f"--tune expects key=v1,v2,..., got {item!r}")
+            raise ValueError(Errors.E587.format(item=item))
         key, values = item.split("=", 1)
         if not key or not values:
-            raise ValueError(f"--tune expects key=v1,v2,..., got {item!r}")
+            raise ValueError(Errors.E587.format(item=item))
         if key in grid:
-            raise ValueError(f"--tune names {key!r} twice")
+            raise ValueError(Errors.E588.format(key=key))
         grid[key] = [json_or_str(v) for v in values.split(",")]
     return grid
 
@@ -106,7 +108,7 @@ def select_on_dev(fit: Callable[[Dict], object], score_dev: Callable[[object], D
     each newly fitted point is stored as soon as it is scored."""
     overlap = set(grid) & set(fixed)
     if overlap:
-        raise ValueError(f"{sorted(overlap)} given both by --hyper and by --tune")
+        raise ValueError(Errors.E589.format(keys=sorted(overlap)))
     best, best_hyper, best_key, best_i, rows = None, None, None, -1, []
     for i, point in enumerate(grid_points(grid)):
         hyper = {**fixed, **point}

@@ -86,8 +86,11 @@ def peak_rss_mb() -> float:
 
 
 def _log(msg: str) -> None:
-    """Progress on stderr (and, through run_bench's ``partial``, the figures so far)."""
-    print(f"[bench {time.strftime('%H:%M:%S')}] {msg}", file=sys.stderr, flush=True)
+    """Progress on spaCy's logger (``spacy.punctgen``, see training.train; ``punctgen bench``
+    shows it), and, through run_bench's ``partial``, the figures so far."""
+    from spacy.util import logger  # here: the workers must not pay for importing spaCy
+
+    logger.getChild("punctgen").info("[bench] %s", msg)
 
 
 def best_time(fn: Callable[[], object], repeats: int) -> float:
@@ -135,8 +138,7 @@ def _resolve_data(data: Optional[str], quick: bool) -> Path:
         return p
     if SAMPLE.is_dir():
         return SAMPLE
-    raise FileNotFoundError(f"no --data folder given and no {SAMPLE} in the working directory "
-                            f"({Path.cwd()}): pass --data UD_FOLDER, or run from the repository root")
+    raise FileNotFoundError(Errors.E605.format(sample=SAMPLE, cwd=Path.cwd()))
 
 
 def _treebank_name(folder: Path) -> str:

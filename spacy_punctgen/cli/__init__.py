@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import json
+import logging
 import sys
 from typing import Callable, Dict, List, Optional
 
@@ -27,6 +28,9 @@ _COMMAND_MODULES = [
 ]
 
 _REGISTRY: Dict[str, dict] = {}
+#: The library's progress messages (training epochs, the benchmark's steps) go to this child of
+#: spaCy's logger; a command shows them (on stderr) by setting its level to INFO.
+PROGRESS_LOGGER = "spacy.punctgen"
 
 
 def command(name: str, help: str, arguments: Callable[[argparse.ArgumentParser], None]):
@@ -76,6 +80,9 @@ def main(argv: Optional[List[str]] = None) -> int:
     if not args.command:
         parser.print_help()
         return 2
+    progress = logging.getLogger(PROGRESS_LOGGER)
+    level = progress.level
+    progress.setLevel(logging.INFO)
     try:
         result = _REGISTRY[args.command]["func"](args)
     except (ValueError, FileNotFoundError) as err:
@@ -83,6 +90,8 @@ def main(argv: Optional[List[str]] = None) -> int:
             print(json.dumps({"error": str(err)}, ensure_ascii=False))
         print(f"punctgen {args.command}: error: {err}", file=sys.stderr)
         return 1
+    finally:
+        progress.setLevel(level)
     if args.json:
         print(json.dumps({k: v for k, v in result.items() if not k.startswith("_")}, ensure_ascii=False))
     else:

@@ -20,13 +20,14 @@ from spacy_punctgen.baselines import SYSTEMS, get_system
 from spacy_punctgen.baselines.base import load_baseline
 from spacy_punctgen.baselines.slots import perplexity_per_slot
 from spacy_punctgen.baselines.tune import PointCache, json_or_str, parse_grid, select_on_dev
+from spacy_punctgen.errors import Errors
 
 
 def parse_hyper(items: List[str]) -> Dict:
     out = {}
     for item in items or []:
         if "=" not in item:
-            raise ValueError(f"--hyper expects key=value, got {item!r}")
+            raise ValueError(Errors.E610.format(item=item))
         k, v = item.split("=", 1)
         out[k] = json_or_str(v)
     return out
@@ -89,19 +90,19 @@ def baseline_cli(args) -> dict:
     dev = load_split(dev_path)[0] if dev_path else None
     if args.load:
         if any(args.tune) or args.tune_cache:
-            raise ValueError("--tune trains; it cannot be used with --load")
+            raise ValueError(Errors.E611)
         system = load_baseline(args.load)
         if system.name != args.system:
-            raise ValueError(f"{args.load} holds a {system.name} system, not {args.system}")
+            raise ValueError(Errors.E612.format(path=args.load, held=system.name, system=args.system))
     else:
         if not args.train:
-            raise ValueError("--train is required unless --load is given")
+            raise ValueError(Errors.E613)
         train_path = resolve_split(args.train, "train")
         train = load_split(train_path)[0]
         grid, fixed = parse_grid(args.tune), parse_hyper(args.hyper)
         if grid:
             if dev is None:
-                raise ValueError("--tune needs --dev: the grid is chosen on dev")
+                raise ValueError(Errors.E614)
             cache = (PointCache(args.tune_cache, args.system, [train_path, dev_path])
                      if args.tune_cache else None)
             system, tuning = select_on_dev(

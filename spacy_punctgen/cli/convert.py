@@ -6,6 +6,7 @@ from spacy_punctgen.data.conllu import find_split, resolve_split
 
 from spacy_punctgen.cli import command
 from spacy_punctgen.data.convert import PROTOCOLS, SPLITS, convert_file, protocol_part
+from spacy_punctgen.errors import Errors
 
 
 def _arguments(p: argparse.ArgumentParser) -> None:
@@ -36,12 +37,12 @@ def _arguments(p: argparse.ArgumentParser) -> None:
 def convert_cli(args) -> dict:
     split, part = protocol_part(args.split, args.protocol)
     if part is not None and not Path(args.input).is_dir():
-        raise ValueError(f"--protocol {args.protocol} needs a UD folder as input")
+        raise ValueError(Errors.E615.format(protocol=args.protocol))
     cv = None
     if args.protocol == "cv":
         src = [f for f in (find_split(args.input, s) for s in SPLITS) if f is not None]
         if not src:
-            raise FileNotFoundError(f"{args.input}: no *-ud-train/dev/test.conllu to pool for --protocol cv")
+            raise FileNotFoundError(Errors.E616.format(path=args.input))
         cv = (args.cv_folds, args.cv_fold)
     else:
         src = resolve_split(args.input, split)

@@ -11,6 +11,7 @@ import tempfile
 from pathlib import Path
 
 from spacy_punctgen.cli import command
+from spacy_punctgen.errors import Errors
 
 DEFAULT_DATA = Path("assets") / "sample"
 
@@ -41,8 +42,7 @@ def demo_cli(args) -> dict:
 
     data = Path(args.data)
     if not data.is_dir():
-        raise FileNotFoundError(f"{data}: sample folder not found (run the demo from the repository root, "
-                                f"or pass --data FOLDER with *-ud-train/dev/test.conllu)")
+        raise FileNotFoundError(Errors.E617.format(path=data))
     paths = {s: resolve_split(str(data), s) for s in ("train", "dev", "test")}
     train, _ = preprocess_file(paths["train"])
     dev, _ = preprocess_file(paths["dev"])

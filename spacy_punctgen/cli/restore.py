@@ -9,6 +9,7 @@ from spacy_punctgen.decode.mbr import METHODS
 
 from spacy_punctgen.cli import command
 from spacy_punctgen.pipeline.restore import restore_docs
+from spacy_punctgen.errors import Errors
 
 
 def _arguments(p: argparse.ArgumentParser) -> None:
@@ -28,11 +29,11 @@ def _read_lines(src: str) -> List[str]:
         return sys.stdin.read().splitlines()
     path = Path(src)
     if not path.is_file():
-        raise FileNotFoundError(f"No such input file: {path}")
+        raise FileNotFoundError(Errors.E618.format(path=path))
     try:
         return path.read_text(encoding="utf-8").splitlines()
     except UnicodeDecodeError as err:
-        raise ValueError(f"{path}: not UTF-8 text ({err})") from None
+        raise ValueError(Errors.E619.format(path=path, err=err)) from None
 
 
 def _load_parser(name: str):
@@ -41,9 +42,9 @@ def _load_parser(name: str):
     try:
         nlp = spacy.load(name)
     except OSError as err:
-        raise ValueError(f"cannot load the spaCy pipeline {name!r}: {err}") from None
+        raise ValueError(Errors.E620.format(name=name, err=err)) from None
     if "parser" not in nlp.pipe_names and not any(getattr(p, "name", "") == "parser" for _, p in nlp.pipeline):
-        raise ValueError(f"the spaCy pipeline {name!r} has no dependency parser (pipes: {nlp.pipe_names})")
+        raise ValueError(Errors.E621.format(name=name, pipes=nlp.pipe_names))
     return nlp
 
 

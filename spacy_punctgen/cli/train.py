@@ -9,6 +9,7 @@ from spacy_punctgen.model.features import ALL_TEMPLATES, DEFAULT_TEMPLATES
 from spacy_punctgen.cli import command
 from spacy_punctgen.training.train import OPTIMIZERS, TrainConfig, parse_templates, train_model, with_parsed_trees
 from spacy_punctgen.data.preprocess import load_split
+from spacy_punctgen.errors import Errors
 
 
 def _arguments(p: argparse.ArgumentParser) -> None:
@@ -72,20 +73,20 @@ def train_cli(args) -> dict:
                       pairs_mode=args.pairs_mode, templates=templates, jobs=args.jobs,
                       progress=not args.quiet)
     if cfg.epochs < 0 or cfg.batch_size < 1:
-        raise ValueError("--epochs must be >= 0 and --batch-size >= 1")
+        raise ValueError(Errors.E622)
     train_path = resolve_split(args.train, "train")
     dev_path = resolve_split(args.dev, "dev")
     train_sents, train_stats, quote_xpos = load_split(train_path)
     dev_sents, dev_stats, _ = load_split(dev_path)
     if args.keep_gold and not args.parsed_train:
-        raise ValueError("--keep-gold needs --parsed-train")
+        raise ValueError(Errors.E623)
     if args.parsed_train:
         parsed = with_parsed_trees(train_sents, args.parsed_train)
         train_sents = train_sents + parsed if args.keep_gold else parsed
     if args.parsed_dev:
         dev_sents = with_parsed_trees(dev_sents, args.parsed_dev)
     if not train_sents:
-        raise ValueError(f"{train_path}: no usable training sentences")
+        raise ValueError(Errors.E624.format(path=train_path))
     model, summary = train_model(train_sents, dev_sents, cfg)
     model.meta.update({"train_file": str(train_path), "dev_file": str(dev_path), "quote_xpos": quote_xpos,
                        "parsed_train": args.parsed_train, "keep_gold": bool(args.keep_gold),

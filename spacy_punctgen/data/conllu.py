@@ -15,6 +15,8 @@ from typing import Iterator, List, Optional, Tuple, Union
 from conllu.exceptions import ParseException
 from conllu.parser import DEFAULT_FIELD_PARSERS, DEFAULT_FIELDS, parse_comment_line
 
+from spacy_punctgen.errors import Errors
+
 PathLike = Union[str, Path]
 
 
@@ -42,7 +44,7 @@ def find_split(folder: PathLike, split: str) -> Optional[Path]:
     """Return the folder's ``*-ud-{split}.conllu`` (never built from the folder name), or None."""
     hits = sorted(Path(folder).glob(f"*-ud-{split}.conllu"))
     if len(hits) > 1:
-        raise ValueError(f"{folder}: several {split} files: {', '.join(h.name for h in hits)}")
+        raise ValueError(Errors.E500.format(folder=folder, split=split, files=", ".join(h.name for h in hits)))
     return hits[0] if hits else None
 
 
@@ -54,13 +56,13 @@ def resolve_split(path: PathLike, split: Optional[str]) -> Path:
     p = Path(path)
     if p.is_dir():
         if not split:
-            raise ValueError(f"{p} is a folder: say which file with --split train|dev|test")
+            raise ValueError(Errors.E501.format(path=p))
         hit = find_split(p, split)
         if hit is None:
-            raise FileNotFoundError(f"{p}: no *-ud-{split}.conllu in this folder")
+            raise FileNotFoundError(Errors.E502.format(path=p, split=split))
         return hit
     if not p.is_file():
-        raise FileNotFoundError(f"No such CoNLL-U file or folder: {p}")
+        raise FileNotFoundError(Errors.E503.format(path=p))
     return p
 
 
@@ -85,7 +87,8 @@ def _parse_columns(cols: List[str], path: Path, lineno: int) -> dict:
         try:
             tok[name] = parser(cols, i) if parser else cols[i]
         except (ParseException, IndexError, ValueError) as err:
-            raise ValueError(f"{path}:{lineno}: bad {name.upper()} column {cols[i]!r}: {err}") from None
+            raise ValueError(Errors.E504.format(path=path, lineno=lineno, column=name.upper(), value=cols[i],
+                                                err=err)) from None
     return tok
 
 
@@ -116,7 +119,7 @@ def _parse_block(path: Path, block: List[Tuple[int, str]]) -> Optional[UDSentenc
             continue
         cols = line.split("\t")
         if len(cols) != 10:
-            raise ValueError(f"{path}:{lineno}: expected 10 tab-separated columns, found {len(cols)}")
+            raise ValueError(Errors.E505.format(path=path, lineno=lineno, n=len(cols)))
         tok = _parse_columns(cols, path, lineno)
         tid = tok["id"]
         if isinstance(tid, tuple):
@@ -124,25 +127,25 @@ def _parse_block(path: Path, block: List[Tuple[int, str]]) -> Optional[UDSentenc
                 ranges[tid[2]] = (tid[0], _space_after(tok["misc"]))
             continue  # empty node (5.1) or MWT range (3-4)
         if tid is None:
-            raise ValueError(f"{path}:{lineno}: missing word ID")
+            raise ValueError(Errors.E506.format(path=path, lineno=lineno))
         words.append((lineno, tok))
     if not words:
         return None  # a comment-only block (e.g. a file header)
     n = len(words)
     for i, (lineno, tok) in enumerate(words, 1):
         if tok["id"] != i:
-            raise ValueError(f"{path}:{lineno}: word ID {tok['id']} out of sequence (expected {i})")
+            raise ValueError(Errors.E507.format(path=path, lineno=lineno, id=tok["id"], expected=i))
         head = tok["head"]
         if head is None or not 0 <= head <= n:
-            raise ValueError(f"{path}:{lineno}: HEAD {head!r} not in 0..{n}")
+            raise ValueError(Errors.E508.format(path=path, lineno=lineno, head=head, n=n))
         if not tok["deprel"] or tok["deprel"] == "_":
-            raise ValueError(f"{path}:{lineno}: missing DEPREL")
+            raise ValueError(Errors.E509.format(path=path, lineno=lineno))
     heads = [tok["head"] for _, tok in words]
     _check_acyclic(heads, path, words)
     space = [_space_after(tok["misc"]) for _, tok in words]
     for last, (first, sa) in ranges.items():
         if not 1 <= first <= last <= n:
-            raise ValueError(f"{where}: multiword range {first}-{last} outside 1..{n}")
+            raise ValueError(Errors.E510.format(where=where, first=first, last=last, n=n))
         for k in range(first, last):
             space[k - 1] = False  # words inside one surface token are never space-separated
         space[last - 1] = sa
@@ -174,7 +177,7 @@ def _check_acyclic(heads: List[int], path: Path, words) -> None:
             node = heads[node - 1]
         if state[node] == 1:
             lineno = words[node - 1][0]
-            raise ValueError(f"{path}:{lineno}: HEAD forms a cycle through word {node}")
+            raise ValueError(Errors.E511.format(path=path, lineno=lineno, node=node))
         for w in walk:
             state[w] = 2
 
@@ -183,14 +186,14 @@ def iter_conllu(path: PathLike) -> Iterator[UDSentence]:
     """Yield the sentences of one CoNLL-U file; raise FileNotFoundError / ValueError."""
     path = Path(path)
     if not path.is_file():
-        raise FileNotFoundError(f"No such CoNLL-U file: {path}")
+        raise FileNotFoundError(Errors.E512.format(path=path))
     try:
         for block in _blocks(path):
             sent = _parse_block(path, block)
             if sent is not None:
                 yield sent
     except UnicodeDecodeError as err:
-        raise ValueError(f"{path}: not UTF-8 ({err})") from None
+        raise ValueError(Errors.E513.format(path=path, err=err)) from None
 
 
 def read_conllu(path: PathLike) -> List[UDSentence]:

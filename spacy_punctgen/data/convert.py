@@ -51,6 +51,7 @@ from spacy_punctgen.data.conllu import UDSentence, read_conllu
 from spacy_punctgen.data.preprocess import (
     OMIT_EMPTY, OMIT_NONLEAF, PunctSentence, detect_quote_xpos, is_punct, preprocess_sentence,
 )
+from spacy_punctgen.errors import Errors
 
 PathLike = Union[str, Path]
 
@@ -106,7 +107,7 @@ def write_depunct_sentence(out: TextIO, ps: PunctSentence, slots_comment: bool =
 def select_fraction(n: int, fraction: float, seed: int) -> List[int]:
     """Sorted indices of ``round(fraction * n)`` sentences (at least one when ``n > 0``)."""
     if not 0.0 < fraction <= 1.0:
-        raise ValueError(f"--fraction must be in (0, 1], got {fraction}")
+        raise ValueError(Errors.E514.format(fraction=fraction))
     if fraction == 1.0 or n == 0:
         return list(range(n))
     k = min(n, max(1, round(fraction * n)))
@@ -124,15 +125,15 @@ def protocol_part(split: Optional[str], protocol: str) -> tuple:
     with ``cv``, the split itself (its blocks of the pooled files; the file split is then None).
     """
     if protocol not in PROTOCOLS:
-        raise ValueError(f"--protocol must be one of {', '.join(PROTOCOLS)}, got {protocol!r}")
+        raise ValueError(Errors.E515.format(protocols=", ".join(PROTOCOLS), protocol=protocol))
     if protocol == "cv":
         if split not in SPLITS:
-            raise ValueError("--protocol cv needs --split train|dev|test")
+            raise ValueError(Errors.E516.format(protocol="cv"))
         return None, split
     if protocol == "standard" or split == "test":
         return split, None
     if split not in ("train", "dev"):
-        raise ValueError("--protocol dev-as-train needs --split train|dev|test")
+        raise ValueError(Errors.E516.format(protocol="dev-as-train"))
     return "dev", ("rest" if split == "train" else "heldout")
 
 
@@ -143,11 +144,11 @@ def cv_parts(n: int, folds: int, fold: int) -> dict:
     most one); test = block ``fold``, dev = block ``fold + 1`` (mod ``folds``), train = the rest.
     """
     if folds < 3:
-        raise ValueError(f"--cv-folds must be at least 3 (a test, a dev and a training block), got {folds}")
+        raise ValueError(Errors.E517.format(folds=folds))
     if not 0 <= fold < folds:
-        raise ValueError(f"--cv-fold must be in 0..{folds - 1}, got {fold}")
+        raise ValueError(Errors.E518.format(last=folds - 1, fold=fold))
     if n < folds:
-        raise ValueError(f"{n} sentence(s) cannot make {folds} cross-validation blocks")
+        raise ValueError(Errors.E519.format(n=n, folds=folds))
     block = [i * folds // n for i in range(n)]
     dev = (fold + 1) % folds
     return {"test": [i for i in range(n) if block[i] == fold],
@@ -158,7 +159,7 @@ def cv_parts(n: int, folds: int, fold: int) -> dict:
 def heldout_indices(n: int, heldout: float, seed: int) -> List[int]:
     """The held-out share of ``n`` sentences (a seeded sample that differs from ``--fraction``'s)."""
     if not 0.0 < heldout < 1.0:
-        raise ValueError(f"--heldout must be in (0, 1), got {heldout}")
+        raise ValueError(Errors.E520.format(heldout=heldout))
     return sorted(random.Random(f"heldout-{seed}").sample(range(n), min(n - 1, max(1, round(heldout * n)))))
 
 
@@ -182,19 +183,19 @@ def convert_file(
     """
     sources = [Path(s) for s in ([src] if isinstance(src, (str, Path)) else src)]
     if not sources:
-        raise ValueError("no CoNLL-U file to convert")
+        raise ValueError(Errors.E521)
     dest = Path(dest)
     sentences = [s for path in sources for s in read_conllu(path)]
     pool = list(range(len(sentences)))
     if cv is not None:
         if part not in SPLITS:
-            raise ValueError(f"with cross-validation, part must be one of {SPLITS}, got {part!r}")
+            raise ValueError(Errors.E522.format(splits=SPLITS, part=part))
         pool = cv_parts(len(sentences), *cv)[part]
     elif part is not None:
         if part not in ("rest", "heldout"):
-            raise ValueError(f"part must be 'rest' or 'heldout', got {part!r}")
+            raise ValueError(Errors.E523.format(part=part))
         if len(sentences) < 2:
-            raise ValueError(f"{sources[0]}: {len(sentences)} sentence(s), too few to hold out a dev part")
+            raise ValueError(Errors.E524.format(path=sources[0], n=len(sentences)))
         held = heldout_indices(len(sentences), heldout, seed)
         pool = held if part == "heldout" else sorted(set(pool) - set(held))
     chosen = [sentences[pool[i]] for i in select_fraction(len(pool), fraction, seed)]

@@ -10,6 +10,7 @@ from collections import Counter
 from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 
 from spacy_punctgen.data.preprocess import PunctSentence, subtree_spans
+from spacy_punctgen.errors import Errors
 
 Puncteme = Tuple[str, ...]
 EPSILON: Puncteme = ()
@@ -42,11 +43,11 @@ class PunctInventory:
         pairs_mode: str = "halves",
     ):
         if pairs_mode not in PAIRS_MODES:
-            raise ValueError(f"pairs_mode must be one of {PAIRS_MODES}, not {pairs_mode!r}")
+            raise ValueError(Errors.E525.format(modes=PAIRS_MODES, pairs_mode=pairs_mode))
         if not punctemes or tuple(punctemes[0]) != EPSILON:
-            raise ValueError("puncteme 0 must be the empty puncteme")
+            raise ValueError(Errors.E526)
         if list(symbols[:2]) != [BOS, UNK_SYMBOL]:
-            raise ValueError(f"symbols must start with {BOS!r}, {UNK_SYMBOL!r}")
+            raise ValueError(Errors.E527.format(bos=BOS, unk=UNK_SYMBOL))
         self.word_counts = dict(word_counts)
         self.punctemes: List[Puncteme] = [tuple(p) for p in punctemes]
         self.symbols: List[str] = list(symbols)

@@ -7,6 +7,7 @@ from typing import List, Sequence
 
 from spacy_punctgen.data.conllu import UDSentence, read_conllu
 from spacy_punctgen.data.preprocess import PunctSentence, preprocess_sentence
+from spacy_punctgen.errors import Errors
 
 
 def as_words(ud: UDSentence) -> UDSentence:
@@ -25,18 +26,17 @@ def parsed_sentences(path, gold: Sequence[PunctSentence]) -> List[PunctSentence]
     by_id = {ud.sent_id: ud for ud in uds if ud.sent_id is not None}
     use_ids = all(g.sent_id is not None for g in gold) and all(g.sent_id in by_id for g in gold)
     if not use_ids and len(uds) != len(gold):
-        raise ValueError(f"{path}: {len(uds)} parsed sentences for {len(gold)} test sentences, and their "
-                         f"sent_ids do not match: cannot align them")
+        raise ValueError(Errors.E528.format(path=path, n_parsed=len(uds), n_gold=len(gold)))
     out = []
     for k, g in enumerate(gold):
         ud = by_id[g.sent_id] if use_ids else uds[k]
         ps, reason = preprocess_sentence(as_words(ud), split_abbreviations=False)  # already depunctuated
         where = f"{path}:{ud.line} (sent_id {ud.sent_id!r})"
         if ps is None:
-            raise ValueError(f"{where}: no words ({reason})")
+            raise ValueError(Errors.E529.format(where=where, reason=reason))
         if ps.words != g.words:
-            raise ValueError(f"{where}: words {ps.words[:8]}... differ from the depunctuated test sentence "
-                             f"{g.sent_id!r} {g.words[:8]}...")
+            raise ValueError(Errors.E530.format(where=where, words=ps.words[:8], sent_id=g.sent_id,
+                                                 gold_words=g.words[:8]))
         out.append(ps)
     return out
 

@@ -3,6 +3,8 @@ from __future__ import annotations
 
 from typing import List, NamedTuple, Sequence, Tuple
 
+from spacy_punctgen.errors import Errors
+
 
 class Forest(NamedTuple):
     children: List[List[int]]  # in word order
@@ -27,7 +29,7 @@ def forest(heads: Sequence[int]) -> Forest:
         elif 0 <= h < n and h != i:
             children[h].append(i)
         else:
-            raise ValueError(f"word {i} has invalid head {h} (n={n})")
+            raise ValueError(Errors.E531.format(i=i, head=h, n=n))
     preorder: List[int] = []
     depth = [0] * n
     stack = list(reversed(roots))
@@ -38,7 +40,7 @@ def forest(heads: Sequence[int]) -> Forest:
             depth[c] = depth[w] + 1
             stack.append(c)
     if len(preorder) != n:
-        raise ValueError("heads do not form a forest: some words are on a cycle, unreachable from a root")
+        raise ValueError(Errors.E532)
     first, last, size = list(range(n)), list(range(n)), [1] * n
     order = preorder[::-1]
     for w in order:
@@ -59,10 +61,10 @@ def tree_structure(heads: Sequence[int]) -> Tuple[List[List[int]], List[int], Li
     f = forest(heads)
     for w in range(len(heads)):
         if f.last[w] - f.first[w] + 1 != f.size[w]:
-            raise ValueError(f"the tree is not projective: the subtree of word {w} is discontinuous; projectivise it first")
+            raise ValueError(Errors.E533.format(w=w))
     pos = 0
     for r in f.roots:  # top-level constituents must tile the sentence in order
         if f.first[r] != pos:
-            raise ValueError(f"the tree is not projective: root {r} does not start where the previous root ends")
+            raise ValueError(Errors.E534.format(r=r))
         pos = f.last[r] + 1
     return f.children, f.roots, f.order, f.first, f.last

@@ -52,6 +52,11 @@ EXACT_BEAM = 300
 EXACT_CANDIDATES = 32
 #: ... scored against the (at most EXACT_BEAM) support strings at least this probable
 EXACT_SUPPORT_MIN = 1e-9
+#: edit distances: pairs per block × 64-bit words per pair, bounding the DP state (~8 arrays of this many words)
+EDIT_BLOCK_WORDS = 1 << 17
+#: "slot"/"sample": most work one slot's risks may take, in units of candidate × distinct string ×
+#: (longest string + 1) × ⌈longest / 64⌉ (about 30 ns each); slots beyond it score fewer candidates
+SLOT_WORK = 1 << 23
 _CHUNK = 64  # sentences per ATTACH forward batch
 
 Surface = Tuple[str, ...]
@@ -65,32 +70,80 @@ class SlotChoice(NamedTuple):
     prob: float
 
 
-def edit_matrix(A: Sequence[Sequence[int]], B: Sequence[Sequence[int]]) -> np.ndarray:
+def _pad(strings: Sequence[Sequence[int]], lengths: np.ndarray, fill: int) -> np.ndarray:
+    out = np.full((len(strings), max(int(lengths.max(initial=0)), 1)), fill, dtype=np.int64)
+    for r, x in enumerate(strings):
+        out[r, :len(x)] = x
+    return out
+
+
+def _myers(a: np.ndarray, la: np.ndarray, b: np.ndarray, lb: np.ndarray, n_sym: int) -> np.ndarray:
+    """Levenshtein distances between the rows of ``a`` and of ``b`` (symbols ``0..n_sym-1``,
+    lengths ``la``/``lb``, padded with ``n_sym``): Myers' bit-parallel algorithm (J. ACM 1999,
+    block form, global alignment), each DP column of a pair in ``⌈max(la)/64⌉`` machine words,
+    vectorised over all pairs."""
+    r, c, W = len(la), len(lb), max(1, -(-int(la.max()) // 64))
+    one, top = np.uint64(1), np.uint64(63)
+    peq = np.zeros((r, n_sym + 1, W), dtype=np.uint64)  # bit p of peq[row, s]: a[row, p] == s
+    rows = np.arange(r)
+    for p in range(int(la.max())):
+        on = rows[la > p]
+        peq[on, a[on, p], p // 64] |= one << np.uint64(p % 64)
+    pv = np.full((r, c, W), ~np.uint64(0), dtype=np.uint64)  # vertical deltas +1 (column 0: D[i][0] = i)
+    mv = np.zeros((r, c, W), dtype=np.uint64)
+    score = np.repeat(la[:, None], c, axis=1)  # D[la][t], tracked along the last row
+    last = np.maximum(la - 1, 0)
+    last_word, last_bit = last // 64, (last % 64).astype(np.uint64)[:, None]
+    for t in range(int(lb.max(initial=0))):
+        live = (lb > t)[None, :]
+        eq_t = peq[:, b[:, t], :]
+        h_p = np.ones((r, c), dtype=np.uint64)  # row 0: D[0][t] = t
+        h_m = np.zeros((r, c), dtype=np.uint64)
+        for w in range(W):
+            p, m = pv[..., w], mv[..., w]
+            xv = eq_t[..., w] | m
+            eq = eq_t[..., w] | h_m
+            xh = (((eq & p) + p) ^ p) | eq
+            ph = m | ~(xh | p)
+            mh = p & xh
+            here = (last_word == w)[:, None] & live
+            score += here * (((ph >> last_bit) & one).astype(np.int64) - ((mh >> last_bit) & one).astype(np.int64))
+            out_p, out_m = ph >> top, mh >> top
+            ph = (ph << one) | h_p
+            mh = (mh << one) | h_m
+            pv[..., w] = mh | ~(xv | ph)
+            mv[..., w] = ph & xv
+            h_p, h_m = out_p, out_m
+    return np.where(la[:, None] == 0, lb[None, :], score)
+
+
+def edit_matrix(A: Sequence[Sequence], B: Sequence[Sequence]) -> np.ndarray:
     """Token edit distances between every string of ``A`` and every string of ``B`` (int64
-    ``(|A|, |B|)``): the Levenshtein DP of :func:`metrics.edit_distance`, vectorised over pairs."""
+    ``(|A|, |B|)``), equal to :func:`metrics.edit_distance`'s.  Time ``O(|A|·|B|·max|b|·⌈max|a|/64⌉)``;
+    memory bounded: pairs are taken in blocks of at most ``EDIT_BLOCK_WORDS`` machine words of state."""
     m, k = len(A), len(B)
-    la = np.array([len(x) for x in A], dtype=np.int64)
-    lb = np.array([len(x) for x in B], dtype=np.int64)
-    La, Lb = int(la.max(initial=0)), int(lb.max(initial=0))
-    a = np.full((m, max(La, 1)), -1, dtype=np.int64)
-    b = np.full((k, max(Lb, 1)), -2, dtype=np.int64)
-    for r, x in enumerate(A):
-        a[r, :len(x)] = x
-    for c, x in enumerate(B):
-        b[c, :len(x)] = x
-    prev = np.broadcast_to(np.arange(Lb + 1, dtype=np.int64)[:, None, None], (Lb + 1, m, k)).copy()
-    idx = np.broadcast_to(lb[None, None, :], (1, m, k))
-    res = np.where(la[:, None] == 0, np.take_along_axis(prev, idx, axis=0)[0], 0)
-    for i in range(1, La + 1):
-        cur = np.empty_like(prev)
-        cur[0] = i
-        ai = a[:, i - 1][:, None]
-        for j in range(1, Lb + 1):
-            sub = prev[j - 1] + (ai != b[None, :, j - 1])
-            cur[j] = np.minimum(np.minimum(prev[j], cur[j - 1]) + 1, sub)
-        res = np.where(la[:, None] == i, np.take_along_axis(cur, idx, axis=0)[0], res)
-        prev = cur
-    return res
+    out = np.empty((m, k), dtype=np.int64)
+    if m == 0 or k == 0:
+        return out
+    syms: Dict[object, int] = {}
+    ea = [[syms.setdefault(t, len(syms)) for t in x] for x in A]
+    eb = [[syms.setdefault(t, len(syms)) for t in x] for x in B]
+    la = np.array([len(x) for x in ea], dtype=np.int64)
+    lb = np.array([len(x) for x in eb], dtype=np.int64)
+    a, b = _pad(ea, la, len(syms)), _pad(eb, lb, len(syms))
+    order = np.argsort(la, kind="stable")  # blocks of rows with one word count
+    words = np.maximum(1, -(-la[order] // 64))
+    r0 = 0
+    while r0 < m:
+        W = int(words[r0])
+        cols = min(k, max(1, EDIT_BLOCK_WORDS // W))
+        rows = min(max(1, EDIT_BLOCK_WORDS // (cols * W)), int(np.searchsorted(words, W, side="right")) - r0)
+        sel = order[r0:r0 + rows]
+        for c0 in range(0, k, cols):
+            out[sel[:, None], np.arange(c0, min(k, c0 + cols))[None, :]] = _myers(
+                a[sel], la[sel], b[c0:c0 + cols], lb[c0:c0 + cols], len(syms))
+        r0 += rows
+    return out
 
 
 class _Channel(NamedTuple):
@@ -153,7 +206,7 @@ def _priors(model, sentences: Sequence[PunctSentence], offset: int = 0) -> List[
             ptrs.append(p[1:] + off)
             units.append(u)
             off += int(p[-1])
-        fwd = model.scorer.forward(model.theta, np.concatenate(rels), np.concatenate(ptrs),
+        fwd = model.scorer.predict(model.theta, np.concatenate(rels), np.concatenate(ptrs),
                                    np.concatenate(units))
         node = 0
         for k, (s, r) in enumerate(zip(part, rels)):
@@ -227,9 +280,48 @@ def _sample_slots(prior: _Prior, grammar, channel: _Channel, n_samples: int,
     return out
 
 
-def _risks(samples: _SlotSamples) -> np.ndarray:
-    """Σ_j d(s, x_j) over the slot's samples, for each distinct sampled string s (integers)."""
-    return edit_matrix(samples.strings, samples.strings) @ samples.counts
+def _risks(samples: _SlotSamples, which: np.ndarray) -> np.ndarray:
+    """Σ_j d(s, x_j) over the slot's samples, for the distinct sampled strings ``s`` indexed by
+    ``which`` (integers)."""
+    return edit_matrix([samples.strings[j] for j in which], samples.strings) @ samples.counts
+
+
+def _max_candidates(samples: _SlotSamples) -> Optional[int]:
+    """None where every distinct string of the slot can be scored within ``SLOT_WORK``; else how
+    many can (at least 1), each costing ``|distinct| × (longest + 1) × ⌈longest / 64⌉`` units."""
+    m = len(samples.strings)
+    longest = max((len(x) for x in samples.strings), default=0)
+    per_candidate = m * (longest + 1) * max(1, -(-longest // 64))
+    if m * per_candidate <= SLOT_WORK:
+        return None
+    return max(1, SLOT_WORK // per_candidate)
+
+
+def _slot_pick(samples: _SlotSamples) -> int:
+    """The distinct sampled string of least risk; ties: the more frequent, then the first drawn.
+    Candidates beyond ``SLOT_WORK``: only the most frequent strings (first drawn on ties)."""
+    m = len(samples.strings)
+    cap = _max_candidates(samples)
+    which = np.arange(m) if cap is None else np.lexsort((np.arange(m), -samples.counts))[:cap]
+    if len(which) == 1:
+        return int(which[0])
+    r = _risks(samples, which)
+    return int(which[np.lexsort((which, -samples.counts[which], r))[0]])
+
+
+def _sample_pick(slots: Sequence[_SlotSamples], n_samples: int) -> int:
+    """The sampled sentence of least total risk (first drawn on ties).  Where some slot's strings
+    cannot all be scored within ``SLOT_WORK``, only the first ``c`` samples compete (``c``: the
+    least number of candidates such a slot affords), so each slot scores at most ``c`` strings."""
+    caps = [c for c in map(_max_candidates, slots) if c is not None]
+    k = min([int(n_samples)] + caps)
+    if k == 1:
+        return 0
+    total = np.zeros(k, dtype=np.int64)
+    for s in slots:
+        which, local = np.unique(s.ids[:k], return_inverse=True)
+        total += _risks(s, which)[local.ravel()]
+    return int(np.argmin(total))
 
 
 # --------------------------------------------------------------------------- exact
@@ -353,18 +445,11 @@ def _decode(model, priors: Sequence[_Prior], channel: _Channel, method: str, n_s
         return out
     slots = _pool([_sample_slots(prior, grammar, channel, m, rng)
                    for prior, m, rng in zip(priors, _allocation(n_samples, len(priors)), rngs) if m > 0])
-    risks = [_risks(s) for s in slots]
     N = float(n_samples)
     if method == "slot":
-        picks = []
-        for s, r in zip(slots, risks):
-            # least risk; ties: the more frequent string, then the first drawn
-            picks.append(int(np.lexsort((np.arange(len(r)), -s.counts, r))[0]))
-    else:  # "sample": the sampled sentence with the least total risk (first drawn on ties)
-        total = np.zeros(int(n_samples), dtype=np.int64)
-        for s, r in zip(slots, risks):
-            total += r[s.ids]
-        k = int(np.argmin(total))
+        picks = [_slot_pick(s) for s in slots]
+    else:  # "sample": the sampled sentence with the least total risk
+        k = _sample_pick(slots, n_samples)
         picks = [int(s.ids[k]) for s in slots]
     return [SlotChoice(_names(model, s.strings[j]), float(s.counts[j] / N)) for s, j in zip(slots, picks)]
 

@@ -15,6 +15,8 @@ from typing import Dict, List, Sequence, Tuple
 
 import numpy as np
 
+from spacy_punctgen.errors import Errors
+
 Slots = Sequence[Tuple[str, ...]]
 
 
@@ -35,10 +37,10 @@ def edit_distance(a: Sequence[str], b: Sequence[str]) -> int:
 
 def _check(gold: Sequence[Slots], pred: Sequence[Slots]) -> None:
     if len(gold) != len(pred):
-        raise ValueError(f"{len(pred)} predicted sentences for {len(gold)} gold sentences")
+        raise ValueError(Errors.E540.format(n_pred=len(pred), n_gold=len(gold)))
     for k, (g, p) in enumerate(zip(gold, pred)):
         if len(g) != len(p):
-            raise ValueError(f"sentence {k}: {len(p)} predicted slots, gold has {len(g)}")
+            raise ValueError(Errors.E541.format(k=k, n_pred=len(p), n_gold=len(g)))
 
 
 def sentence_losses(gold: Sequence[Slots], pred: Sequence[Slots]) -> np.ndarray:
@@ -82,7 +84,7 @@ def paired_permutation_test(loss_a: Sequence[float], loss_b: Sequence[float],
     a = np.asarray(loss_a, dtype=np.float64)
     b = np.asarray(loss_b, dtype=np.float64)
     if a.shape != b.shape or a.ndim != 1:
-        raise ValueError(f"paired losses must be two equal-length vectors, not {a.shape} and {b.shape}")
+        raise ValueError(Errors.E542.format(shape_a=a.shape, shape_b=b.shape))
     d = a - b
     observed = abs(d.sum())
     if observed == 0.0:

@@ -11,6 +11,8 @@ import json
 from pathlib import Path
 from typing import Dict, Iterable, List, Optional, Sequence, Tuple, Union
 
+from spacy_punctgen.errors import Errors
+
 
 def write_predictions(path: Union[str, Path], records: Iterable[Dict]) -> Path:
     path = Path(path)
@@ -18,7 +20,7 @@ def write_predictions(path: Union[str, Path], records: Iterable[Dict]) -> Path:
     with path.open("w", encoding="utf8") as f:
         for r in records:
             if "slots" not in r:
-                raise ValueError(f"prediction record without 'slots': {r!r}")
+                raise ValueError(Errors.E543.format(record=r))
             f.write(json.dumps(r, ensure_ascii=False) + "\n")
     return path
 
@@ -26,7 +28,7 @@ def write_predictions(path: Union[str, Path], records: Iterable[Dict]) -> Path:
 def read_predictions(path: Union[str, Path]) -> List[Dict]:
     path = Path(path)
     if not path.exists():
-        raise ValueError(f"prediction file not found: {path}")
+        raise ValueError(Errors.E544.format(path=path))
     out = []
     with path.open(encoding="utf8") as f:
         for i, line in enumerate(f, 1):
@@ -35,9 +37,9 @@ def read_predictions(path: Union[str, Path]) -> List[Dict]:
             try:
                 r = json.loads(line)
             except json.JSONDecodeError as e:
-                raise ValueError(f"{path}:{i}: not JSON ({e.msg})") from None
+                raise ValueError(Errors.E545.format(path=path, lineno=i, msg=e.msg)) from None
             if not isinstance(r, dict) or not isinstance(r.get("slots"), list):
-                raise ValueError(f"{path}:{i}: expected an object with a 'slots' list")
+                raise ValueError(Errors.E546.format(path=path, lineno=i))
             r["slots"] = [tuple(s) for s in r["slots"]]
             out.append(r)
     return out

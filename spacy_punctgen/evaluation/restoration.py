@@ -26,6 +26,7 @@ from spacy_punctgen.model.punct_model import PunctModel
 from spacy_punctgen.evaluation.predictions import record, write_predictions
 from spacy_punctgen.data.preprocess import preprocess_file
 from spacy_punctgen.data.parsed import attachment_scores, parsed_sentences
+from spacy_punctgen.errors import Errors
 
 
 def parsed_paths(parsed) -> List[str]:
@@ -44,12 +45,12 @@ def parsed_paths(parsed) -> List[str]:
         if glob.has_magic(p):
             matched = sorted(glob.glob(p))
             if not matched:
-                raise ValueError(f"--parsed pattern {p!r} matches no file")
+                raise ValueError(Errors.E547.format(pattern=p))
             paths.extend(matched)
         else:
             paths.append(p)
     if not paths:
-        raise ValueError(f"--parsed {parsed!r} names no file")
+        raise ValueError(Errors.E548.format(parsed=parsed))
     return paths
 
 

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Dict, List, Tuple
 
 from spacy_punctgen.data.preprocess import PrepStats, preprocess_file
+from spacy_punctgen.errors import Errors
 
 COLUMNS = [
     ("file", "file"),
@@ -31,13 +32,13 @@ def expand_paths(paths: List[str]) -> List[Tuple[str, List[Tuple[str, Path]]]]:
         if p.is_dir():
             files = sorted(p.glob("*.conllu"))
             if not files:
-                raise FileNotFoundError(f"No *.conllu files in directory: {p}")
+                raise FileNotFoundError(Errors.E549.format(path=p))
             name = p.resolve().name
             groups.append((f"{name}/ (all)", [(f"{name}/{f.name}", f) for f in files]))
         elif p.is_file():
             groups.append(("", [(arg, p)]))
         else:
-            raise FileNotFoundError(f"No such file or directory: {arg}")
+            raise FileNotFoundError(Errors.E550.format(path=arg))
     return groups
 
 

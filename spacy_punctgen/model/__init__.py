@@ -2,5 +2,7 @@
 
 Feature templates (:mod:`.features`), the log-linear ATTACH distribution over
 punctemes (:mod:`.attach`), the channel's edit probabilities (:mod:`.channel`), and the
-trained model with its objective, back-off and serialisation (:mod:`.punct_model`).
+trained model (:mod:`.punct_model`) with, beside it, its training objective
+(:mod:`.objective`), feature dictionary (:mod:`.dictionary`), back-off mixture
+(:mod:`.backoff`), analyses (:mod:`.analysis`) and saved format (:mod:`.serialize`).
 """

@@ -2,16 +2,28 @@
 
 Why a separate module: this is the only place that touches θ.  Scoring a batch
 is a gather from θ per distinct *context unit* (see :mod:`.features`), a
-segment sum per node and a row softmax -- all numpy, float64 accumulation.  The
+segment sum per node and a row softmax, with float64 accumulation.  The
 gradient of ``Σ_w Σ_{(l,r)} G_w(l, r) · log p_θ(l, r | w)``-type objectives is the
 reverse: given ``G = ∂obj/∂score`` per (node, pair) (for the log-likelihood,
-``μ − p``), sum the rows of the nodes that share a unit, then scatter into θ
-with one ``np.bincount``.
+``μ − p``), sum the rows of the nodes that share a unit, then scatter into θ.
+
+Two entry points, thinc style:
+
+* :meth:`AttachScorer.predict` -- the scores, for evaluation, analysis and decoding
+  (NumPy, one dense table per relation).
+* :meth:`AttachScorer.begin_update` -- training: the scores from the compiled loops
+  (``_train.attach_forward``) and a ``backprop`` callable that maps ``G`` to the sparse
+  gradient wrt θ (``_train.attach_backward``).
+
+The two forwards agree up to float64 rounding (tests compare them); the scoring path
+stays the NumPy one so that log-probabilities, perplexities and analyses are the same to
+the last bit as those reported.  The NumPy backward, the reference the compiled one is
+tested against, is :mod:`spacy_punctgen.testing.numpy_attach`.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import List, Optional, Tuple
+from typing import Callable, List, Tuple
 
 import numpy as np
 
@@ -24,23 +36,6 @@ def log_softmax_rows(scores: np.ndarray) -> np.ndarray:
     m = scores.max(axis=1, keepdims=True)
     z = scores - m
     return z - np.log(np.exp(z).sum(axis=1, keepdims=True))
-
-
-def segment_log_softmax(scores: np.ndarray, offsets: np.ndarray) -> np.ndarray:
-    """Log-softmax of ``scores[offsets[i]:offsets[i+1]]`` for every (non-empty) segment ``i``."""
-    scores = np.asarray(scores, dtype=np.float64)
-    offsets = np.asarray(offsets, dtype=np.int64)
-    if scores.size == 0:
-        return scores.copy()
-    lens = np.diff(offsets)
-    if np.any(lens <= 0):
-        raise ValueError("every segment must be non-empty")
-    starts = offsets[:-1]
-    seg = np.repeat(np.arange(len(lens)), lens)
-    m = np.maximum.reduceat(scores, starts)
-    z = scores - m[seg]
-    lse = np.log(np.add.reduceat(np.exp(z), starts))
-    return z - lse[seg]
 
 
 @dataclass
@@ -58,18 +53,20 @@ class _Group:
 
 @dataclass
 class AttachForward:
-    """Result of :meth:`AttachScorer.forward` for a batch of nodes."""
+    """The scores of a batch of nodes (:meth:`AttachScorer.predict`, :meth:`~AttachScorer.begin_update`)."""
 
     node_off: np.ndarray  # int64 (N+1,): node w's pairs are flat[node_off[w]:node_off[w+1]]
     logp: np.ndarray  # float64 (node_off[-1],)
-    groups: List[_Group]
-    rel_ids: Optional[np.ndarray] = None  # forward_fast: the batch's nodes, for backward_fast
-    unit_ptr: Optional[np.ndarray] = None
-    units: Optional[np.ndarray] = None
+    groups: List[_Group]  # predict only: the batch's layout per relation (the NumPy backward's input)
 
     @property
     def p(self) -> np.ndarray:
         return np.exp(self.logp)
+
+
+#: ``backprop(G)`` of :meth:`AttachScorer.begin_update`: ``(feature ids, values)`` of
+#: ``∂/∂θ Σ_w Σ_j G[w, j] · score_w(j)`` (``G`` flat like ``logp``), the ids distinct.
+Backprop = Callable[[np.ndarray], Tuple[np.ndarray, np.ndarray]]
 
 
 class AttachScorer:
@@ -85,8 +82,6 @@ class AttachScorer:
         self.extractor = extractor
         self.index = index
         self._ptr = np.zeros(1, dtype=np.int64)  # unit -> its entries [ptr[u], ptr[u+1])
-        self._col_parts: List[np.ndarray] = []
-        self._feat_parts: List[np.ndarray] = []
         self._col = np.zeros(0, dtype=np.int32)
         self._feat = np.zeros(0, dtype=np.int64)
 
@@ -154,13 +149,15 @@ class AttachScorer:
         self._flat_tables = (len(tables), flat)
         return flat
 
-    def forward_fast(self, theta: np.ndarray, rel_ids: np.ndarray, unit_ptr: np.ndarray,
-                     units: np.ndarray) -> AttachForward:
-        """:meth:`forward` in one compiled pass (column weights summed over a node's units
-        before the pair sums: equal up to float64 rounding).  Its result carries no groups:
-        take the gradient with :meth:`backward_fast`."""
+    def begin_update(self, theta: np.ndarray, rel_ids: np.ndarray, unit_ptr: np.ndarray,
+                     units: np.ndarray) -> Tuple[AttachForward, Backprop]:
+        """The scores of :meth:`predict` in one compiled pass (column weights summed over a
+        node's units before the pair sums: equal up to float64 rounding), and the callable
+        that takes ``G = ∂obj/∂score`` back to θ (:data:`Backprop`)."""
         self._ensure()
         rel_ids = np.ascontiguousarray(rel_ids, dtype=np.int64)
+        unit_ptr = np.ascontiguousarray(unit_ptr, dtype=np.int64)
+        units = np.ascontiguousarray(units, dtype=np.int64)
         P, K, V, off, pc = self._tables()
         node_off = np.zeros(len(rel_ids) + 1, dtype=np.int64)
         np.cumsum(P[rel_ids], out=node_off[1:])
@@ -168,24 +165,20 @@ class AttachScorer:
         theta = np.ascontiguousarray(theta)
         if theta.dtype != np.float64:
             theta = theta.astype(np.float32, copy=False)
-        _train.attach_forward(theta, rel_ids,
-                              np.ascontiguousarray(unit_ptr, dtype=np.int64),
-                              np.ascontiguousarray(units, dtype=np.int64), self._ptr, self._col,
-                              self._feat, P, K, V, off, pc, node_off, logp)
-        return AttachForward(node_off, logp, [], rel_ids, unit_ptr, units)
+        _train.attach_forward(theta, rel_ids, unit_ptr, units, self._ptr, self._col, self._feat,
+                              P, K, V, off, pc, node_off, logp)
 
-    def backward_fast(self, fwd: AttachForward, G: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
-        """Like :meth:`backward_sparse` for a :meth:`forward_fast` result, with distinct ids."""
-        P, K, V, off, pc = self._tables()
-        slot = self.__dict__.get("_slot")
-        if slot is None or slot.size < self.n_features:
-            slot = self._slot = np.full(self.n_features, -1, dtype=np.int32)
-        return _train.attach_backward(np.ascontiguousarray(G, dtype=np.float64), fwd.rel_ids,
-                                      np.ascontiguousarray(fwd.unit_ptr, dtype=np.int64),
-                                      np.ascontiguousarray(fwd.units, dtype=np.int64), self._ptr,
-                                      self._col, self._feat, P, K, V, off, pc, fwd.node_off, slot)
+        def backprop(G: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
+            slot = self.__dict__.get("_slot")
+            if slot is None or slot.size < self.n_features:
+                slot = self._slot = np.full(self.n_features, -1, dtype=np.int32)
+            return _train.attach_backward(np.ascontiguousarray(G, dtype=np.float64), rel_ids, unit_ptr, units,
+                                          self._ptr, self._col, self._feat, P, K, V, off, pc, node_off, slot)
 
-    def unit_weights(self, theta: np.ndarray, uids: np.ndarray, table) -> Tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        return AttachForward(node_off, logp, []), backprop
+
+    def unit_weights(self, theta: np.ndarray, uids: np.ndarray, table
+                     ) -> Tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """Dense column weights ``(U, V)`` of units sharing one relation table, and their entries."""
         self._ensure()
         uids = np.asarray(uids, dtype=np.int64)
@@ -201,7 +194,7 @@ class AttachScorer:
         T[eu, ec] = theta[ef]
         return T, eu, ec, ef
 
-    def forward(self, theta: np.ndarray, rel_ids: np.ndarray, unit_ptr: np.ndarray,
+    def predict(self, theta: np.ndarray, rel_ids: np.ndarray, unit_ptr: np.ndarray,
                 units: np.ndarray) -> AttachForward:
         """log p_θ(·|w) over W_d(w) for every node of a batch (nodes given in CSR form)."""
         rel_ids = np.asarray(rel_ids, dtype=np.int64)
@@ -230,42 +223,3 @@ class AttachScorer:
             logp[node_off[nodes][:, None] + np.arange(P)[None, :]] = lp
             groups.append(_Group(int(rid), nodes, inv.ravel(), counts, eu, ec, ef, len(uniq), P))
         return AttachForward(node_off, logp, groups)
-
-    def backward(self, fwd: AttachForward, G: np.ndarray, out: Optional[np.ndarray] = None) -> np.ndarray:
-        """∂/∂θ of ``Σ_w Σ_j G[w, j] · score_w(j)`` (``G`` flat like ``fwd.logp``), float64, length F.
-
-        For the log-likelihood pass ``G = μ − p``.
-        """
-        F = self.n_features
-        if out is None:
-            out = np.zeros(F, dtype=np.float64)
-        idx, val = self.backward_sparse(fwd, G)
-        if idx.size:
-            np.add.at(out, idx, val)
-        return out
-
-    def backward_sparse(self, fwd: AttachForward, G: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
-        """Like :meth:`backward`, as ``(feature ids, values)`` (ids may repeat; add them up)."""
-        idx_parts, w_parts = [], []
-        tables = self.extractor.rel_tables
-        for g in fwd.groups:
-            pos = fwd.node_off[g.nodes][:, None] + np.arange(g.P)[None, :]
-            Gd = G[pos]  # (n_d, P)
-            U, P = g.n_units, g.P
-            flat = (g.inv[:, None] * P + np.arange(P)[None, :]).ravel()
-            gS = np.bincount(flat, weights=np.repeat(Gd, g.counts, axis=0).ravel(), minlength=U * P)
-            table = tables[g.rid]
-            V = table.n_cols
-            K = table.pair_cols.shape[1]
-            cols = (np.arange(U)[:, None, None] * V + table.pair_cols[None, :, :]).ravel()
-            gT = np.bincount(cols, weights=np.repeat(gS, K), minlength=U * V)  # (U*V,)
-            idx_parts.append(g.ent_feat)
-            w_parts.append(gT[g.ent_unit * V + g.ent_col])
-        if not idx_parts:
-            return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float64)
-        return np.concatenate(idx_parts), np.concatenate(w_parts)
-
-
-def pair_expectation_grad(mu_flat: np.ndarray, p_flat: np.ndarray) -> np.ndarray:
-    """``G = μ − p`` (the log-likelihood's gradient wrt each (node, pair) score)."""
-    return mu_flat - p_flat

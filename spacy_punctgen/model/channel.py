@@ -12,6 +12,7 @@ from typing import Dict, Optional, Sequence, Tuple
 
 import numpy as np
 
+from spacy_punctgen.errors import Errors
 from spacy_punctgen.inference.dp import ABSORB_LEFT, ABSORB_RIGHT, KEEP, TRANSPOSE
 
 N_EDITS = 4
@@ -26,7 +27,7 @@ def parse_direction(direction: str) -> str:
         return "l2r"
     if d in ("r2l", "r", "right", "rtl", "right-to-left"):
         return "r2l"
-    raise ValueError(f"channel direction must be 'l2r' or 'r2l', not {direction!r}")
+    raise ValueError(Errors.E223.format(direction=direction))
 
 
 def is_r2l(direction: str) -> bool:

@@ -108,13 +108,14 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass, field
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import Callable, Dict, FrozenSet, List, Optional, Sequence, Tuple
 
 import numpy as np
 from spacy.lang.lex_attrs import word_shape
 
 from spacy_punctgen.data.inventory import PunctInventory, relation_key
 from spacy_punctgen.data.trees import forest
+from spacy_punctgen.errors import Errors
 
 # ---------------------------------------------------------------------------
 # Symmetric marks (docs/model.md §4)
@@ -184,13 +185,6 @@ DEFAULT_TEMPLATES: Tuple[str, ...] = ALL_TEMPLATES[:ALL_TEMPLATES.index("global"
 #: coordinator or adposition often decides the punctuation around the constituent
 FUNCTION_RELATIONS = frozenset({"mark", "cc", "case", "aux", "cop", "advmod", "discourse",
                                 "det", "clf", "dep"})
-#: templates that look at the observed surface punctuation inside the constituent
-SURFACE_TEMPLATES = frozenset({"inner", "inner_rel", "inner_upos", "inner_side", "inner_count"})
-# templates that read the words (rare ones UNK), mapped once per sentence
-_WORD_TEMPLATES = frozenset({"word", "span_words", "out_words", "phead", "word_dir", "kid_words",
-                             "global_words", "edge_bigrams"})
-# templates that read the list of punctuated interior slots (built once per node)
-_INNER_SLOT_TEMPLATES = frozenset({"inner_upos", "inner_side", "inner_count"})
 PAIR_PROPERTIES: Tuple[str, ...] = ("pair", "l", "r", "shape")
 
 
@@ -204,12 +198,12 @@ class FeatureConfig:
     def __post_init__(self):
         bad = [t for t in self.templates if t not in ALL_TEMPLATES]
         if bad:
-            raise ValueError(f"unknown feature template(s) {bad}; known: {list(ALL_TEMPLATES)}")
+            raise ValueError(Errors.E217.format(bad=bad, known=list(ALL_TEMPLATES)))
         bad = [p for p in self.properties if p not in PAIR_PROPERTIES]
         if bad or not self.properties:
-            raise ValueError(f"pair properties must be a non-empty subset of {list(PAIR_PROPERTIES)}")
+            raise ValueError(Errors.E218.format(properties=list(PAIR_PROPERTIES)))
         if "rel" not in self.templates:
-            raise ValueError("the 'rel' template is required (it supports every pair of W_d)")
+            raise ValueError(Errors.E219)
 
     def to_dict(self) -> dict:
         return {"templates": list(self.templates), "properties": list(self.properties)}
@@ -231,194 +225,425 @@ def _len_bucket(k: int) -> str:
     return "17+"
 
 
+# ---------------------------------------------------------------------------
+# The template registry: one small function per template
+
+
+class Node:
+    """What the templates read about one node ``w`` (see :func:`node_contexts`).
+
+    The sentence's fields are computed once per sentence, the node's own fields once per
+    node before any template runs.  A field marked *needs X* is ``None`` unless an enabled
+    template declares ``needs=X``.  :func:`node_contexts` keeps one ``Node`` per sentence
+    and rebinds the node's fields as it moves from node to node (cheaper than a new object
+    per node), so a template reads it and returns strings; it never keeps it.
+    """
+
+    __slots__ = (
+        # -- the sentence
+        "sentence",  # the PunctSentence
+        "slots",  # observed surface punctuation: slot j precedes word j (n + 1 slots)
+        "n",  # number of words
+        "heads",  # parent of each word, -1 for a root
+        "upos",
+        "full",  # lower-cased relations (``acl:relcl``)
+        "base",  # base relations (``acl``)
+        "children",  # of each word, in word order
+        "roots",  # in word order
+        "lo",  # first word of each node's span
+        "hi",  # last word of each node's span
+        "depth",  # 0 for roots
+        "words",  # needs WORDS: the forms, rare ones ``UNK``
+        "shapes",  # needs SHAPES: spaCy's ``word_shape`` of every form (rare ones too)
+        "start_at",  # needs START_END: the outermost constituent starting at each word,
+        "end_at",  # ending at each word; -1 where none (that word heads a span)
+        # -- the node
+        "w",  # the node (its head word)
+        "d",  # base[w]: the prefix of every relation-specific context
+        "h",  # heads[w]
+        "a",  # lo[w]: first word of the span (``l`` lands in slot a)
+        "b",  # hi[w]: last word of the span (``r`` lands in slot b + 1)
+        "kids",  # children[w]
+        "side",  # "L" / "R": w left / right of its parent; "root"
+        "prel",  # base[h], "ROOT" for a root
+        "lout",  # UPOS of the word before the span, "BOS" at the start
+        "rout",  # UPOS of the word after the span, "EOS" at the end
+        "edge",  # "first" / "last" / "both" / "none": the span at the start / end of the sentence
+        "pword",  # needs WORDS: the word before the span, "BOS" at the start
+        "nword",  # needs WORDS: the word after the span, "EOS" at the end
+        "punct_in",  # needs PUNCT_IN: [(j, " ".join(slots[j]))] for the punctuated slots a+1..b
+    )
+
+
+#: what a template may need beyond the fields every :class:`Node` has
+WORDS, SHAPES, START_END, PUNCT_IN = "words", "shapes", "start_end", "punct_in"
+
+TemplateFn = Callable[[Node], Sequence[str]]
+#: template name -> its function; a node's contexts are those of its enabled templates in
+#: this (registration) order, which is the order listed in the module docstring
+TEMPLATES: Dict[str, TemplateFn] = {}
+#: template name -> the optional :class:`Node` fields it reads
+TEMPLATE_NEEDS: Dict[str, FrozenSet[str]] = {}
+_SURFACE: List[str] = []
+
+
+def template(name: str, *, needs: Sequence[str] = (), surface: bool = False) -> Callable[[TemplateFn], TemplateFn]:
+    """Register the decorated ``fn(node) -> contexts`` as template ``name``.
+
+    ``needs``: the optional :class:`Node` fields it reads (``WORDS``, ``SHAPES``,
+    ``START_END``, ``PUNCT_IN``); ``surface``: it reads the observed punctuation in
+    ``slots`` (restoration refuses such templates, see ``SURFACE_TEMPLATES``).
+    """
+    assert name not in TEMPLATES, f"template {name!r} registered twice"
+    assert set(needs) <= {WORDS, SHAPES, START_END, PUNCT_IN}, needs
+
+    def register(fn: TemplateFn) -> TemplateFn:
+        TEMPLATES[name] = fn
+        TEMPLATE_NEEDS[name] = frozenset(needs)
+        if surface:
+            _SURFACE.append(name)
+        return fn
+
+    return register
+
+
+@template("rel")
+def _rel(x: Node):
+    return (x.d,)
+
+
+@template("full")
+def _full(x: Node):
+    f = x.full[x.w]
+    return (f"{x.d}|full={f}",) if f != x.d else ()
+
+
+@template("upos")
+def _upos(x: Node):
+    return (f"{x.d}|upos={x.upos[x.w]}",)
+
+
+@template("dir")
+def _dir(x: Node):
+    return (f"{x.d}|dir={x.side}",)
+
+
+@template("dir_upos")
+def _dir_upos(x: Node):
+    return (f"{x.d}|dir={x.side}|upos={x.upos[x.w]}",)
+
+
+@template("parent")
+def _parent(x: Node):
+    pupos = x.upos[x.h] if x.h >= 0 else "ROOT"
+    return (f"{x.d}|prel={x.prel}|pupos={pupos}",)
+
+
+@template("grandparent")
+def _grandparent(x: Node):
+    g = x.heads[x.h] if x.h >= 0 else -1
+    pprel = x.base[g] if g >= 0 else "ROOT"
+    return (f"{x.d}|prel={x.prel}|pprel={pprel}",)
+
+
+@template("depth")
+def _depth(x: Node):
+    return (f"{x.d}|depth={min(x.depth[x.w], 3)}",)
+
+
+@template("child")
+def _child(x: Node):
+    base = x.base
+    return [f"{x.d}|child={rel}" for rel in sorted({base[c] for c in x.kids})]
+
+
+@template("child_side")
+def _child_side(x: Node):
+    base, w = x.base, x.w
+    return [f"{x.d}|child={rel}|side={s}"
+            for rel, s in sorted({(base[c], "L" if c < w else "R") for c in x.kids})]
+
+
+@template("nkids")
+def _nkids(x: Node):
+    return (f"{x.d}|nkids={min(len(x.kids), 4)}",)
+
+
+@template("sib")
+def _sib(x: Node):
+    w, h, base = x.w, x.h, x.base
+    group = sorted(x.children[h] + [h]) if h >= 0 else x.roots
+    k = group.index(w)
+    left = group[k - 1] if k > 0 else None
+    right = group[k + 1] if k + 1 < len(group) else None
+    ls = "NONE" if left is None else ("HEAD" if left == h else base[left])
+    rs = "NONE" if right is None else ("HEAD" if right == h else base[right])
+    return (f"{x.d}|lsib={ls}", f"{x.d}|rsib={rs}")
+
+
+@template("flank")
+def _flank(x: Node):
+    d, upos = x.d, x.upos
+    return (f"{d}|lout={x.lout}", f"{d}|lin={upos[x.a]}", f"{d}|rin={upos[x.b]}", f"{d}|rout={x.rout}")
+
+
+@template("flank_out")
+def _flank_out(x: Node):
+    return (f"{x.d}|lout={x.lout}|rout={x.rout}",)
+
+
+@template("edge")
+def _edge(x: Node):
+    return (f"{x.d}|edge={x.edge}",)
+
+
+@template("len")
+def _len(x: Node):
+    return (f"{x.d}|len={_len_bucket(x.b - x.a + 1)}",)
+
+
+@template("dist")
+def _dist(x: Node):
+    return (f"{x.d}|ldist={_len_bucket(x.a)}", f"{x.d}|rdist={_len_bucket(x.n - 1 - x.b)}")
+
+
+@template("len_upos")
+def _len_upos(x: Node):
+    return (f"{x.d}|upos={x.upos[x.w]}|len={_len_bucket(x.b - x.a + 1)}",)
+
+
+@template("neighbors", needs=[START_END])
+def _neighbors(x: Node):
+    # no constituent starts (ends) there when the next (previous) word heads w's span
+    d, a, b, upos, base, lo, hi = x.d, x.a, x.b, x.upos, x.base, x.lo, x.hi
+    ctx = []
+    if b + 1 >= x.n:
+        ctx.append(f"{d}|nxt=EOS")
+    elif x.start_at[b + 1] < 0:
+        ctx.append(f"{d}|nxt=HEAD|nupos={upos[b + 1]}")
+    else:
+        v = x.start_at[b + 1]
+        ctx.append(f"{d}|nxt={base[v]}|nupos={upos[v]}")
+        ctx.append(f"{d}|nxtlen={_len_bucket(hi[v] - lo[v] + 1)}")
+    if a == 0:
+        ctx.append(f"{d}|prv=BOS")
+    elif x.end_at[a - 1] < 0:
+        ctx.append(f"{d}|prv=HEAD|pupos={upos[a - 1]}")
+    else:
+        v = x.end_at[a - 1]
+        ctx.append(f"{d}|prv={base[v]}|pupos={upos[v]}")
+        ctx.append(f"{d}|prvlen={_len_bucket(hi[v] - lo[v] + 1)}")
+    return ctx
+
+
+@template("inner", surface=True)
+def _inner(x: Node):
+    # surface punctuation strictly inside the span (slots a+1..b): generated by w's
+    # descendants before w's own pair in a bottom-up story (paper's template (d))
+    d, a, b, slots = x.d, x.a, x.b, x.slots
+    filled = [s for s in slots[a + 1:b + 1] if s]
+    nin = min(len(filled), 3)
+    ctx = [f"{d}|nin={nin}", f"{d}|nin={nin}|len={_len_bucket(b - a + 1)}"]
+    ctx.extend(f"{d}|in={tok}" for tok in sorted({t for s in filled for t in s})[:6])
+    if b > a:  # the interior slots next to the boundaries (after the first word, before the last)
+        ctx.append(f"{d}|inL={' '.join(slots[a + 1]) or '_'}")
+        ctx.append(f"{d}|inR={' '.join(slots[b]) or '_'}")
+    return ctx
+
+
+@template("inner_rel", surface=True)
+def _inner_rel(x: Node):
+    # which children's boundaries carry the interior punctuation (observed slots a+1..b
+    # only, as for ``inner``): a child's pair lands at lo[c] and hi[c]+1
+    d, a, b, slots, base = x.d, x.a, x.b, x.slots, x.base
+    marks = set()
+    for c in x.kids:
+        for j, s in ((x.lo[c], "L"), (x.hi[c] + 1, "R")):
+            if a < j <= b and slots[j]:
+                marks.add(f"{d}|inrel={base[c]}|{s}={' '.join(slots[j])}")
+    return sorted(marks)[:6]
+
+
+@template("inner_upos", needs=[PUNCT_IN], surface=True)
+def _inner_upos(x: Node):
+    # each punctuated interior slot with the UPOS of the words on both sides of it
+    d, upos = x.d, x.upos
+    return sorted({f"{d}|inpos={upos[j - 1]}|{s}|{upos[j]}" for j, s in x.punct_in})[:6]
+
+
+@template("inner_side", needs=[PUNCT_IN], surface=True)
+def _inner_side(x: Node):
+    # each punctuated interior slot with its side of w's head word (slot j precedes word
+    # j), alone and with w's UPOS
+    d, w, u = x.d, x.w, x.upos[x.w]
+    ctx = []
+    for sd, s in sorted({(("L" if j <= w else "R"), s) for j, s in x.punct_in})[:6]:
+        ctx.append(f"{d}|hside={sd}|in={s}")
+        ctx.append(f"{d}|hside={sd}|in={s}|upos={u}")
+    return ctx
+
+
+@template("inner_count", needs=[PUNCT_IN], surface=True)
+def _inner_count(x: Node):
+    # how many interior slots are punctuated on each side of w's head word
+    nl = sum(1 for j, _ in x.punct_in if j <= x.w)
+    counts = f"{x.d}|ninL={min(nl, 3)}|ninR={min(len(x.punct_in) - nl, 3)}"
+    return (counts, f"{counts}|upos={x.upos[x.w]}")
+
+
+@template("kidset")
+def _kidset(x: Node):
+    base = x.base
+    return (f"{x.d}|kids=" + "+".join(sorted({base[c] for c in x.kids})),)
+
+
+@template("phead", needs=[WORDS])
+def _phead(x: Node):
+    return (f"{x.d}|phword={x.words[x.h] if x.h >= 0 else 'ROOT'}", f"{x.d}|prel={x.prel}|upos={x.upos[x.w]}")
+
+
+@template("word_dir", needs=[WORDS])
+def _word_dir(x: Node):
+    return (f"{x.d}|word={x.words[x.w]}|dir={x.side}",)
+
+
+@template("kid_words", needs=[WORDS])
+def _kid_words(x: Node):
+    d, w, base, words = x.d, x.w, x.base, x.words
+    return [f"{d}|kw={base[c]}={words[c]}|side={'L' if c < w else 'R'}"
+            for c in sorted({c for c in x.kids if base[c] in FUNCTION_RELATIONS})]
+
+
+@template("edge_upos")
+def _edge_upos(x: Node):
+    return (f"{x.d}|lout={x.lout}|lin={x.upos[x.a]}", f"{x.d}|rin={x.upos[x.b]}|rout={x.rout}")
+
+
+@template("word", needs=[WORDS])
+def _word(x: Node):
+    return (f"{x.d}|word={x.words[x.w]}",)
+
+
+@template("span_words", needs=[WORDS])
+def _span_words(x: Node):
+    return (f"{x.d}|fword={x.words[x.a]}", f"{x.d}|lword={x.words[x.b]}")
+
+
+@template("out_words", needs=[WORDS])
+def _out_words(x: Node):
+    return (f"{x.d}|pword={x.pword}", f"{x.d}|nword={x.nword}")
+
+
+@template("global")
+def _global(x: Node):
+    return ("*", f"*|edge={x.edge}", f"*|upos={x.upos[x.w]}")
+
+
+@template("global_words", needs=[WORDS])
+def _global_words(x: Node):
+    words = x.words
+    return (f"*|word={words[x.w]}", f"*|fword={words[x.a]}", f"*|lword={words[x.b]}",
+            f"*|pword={x.pword}", f"*|nword={x.nword}")
+
+
+@template("edge_bigrams", needs=[WORDS])
+def _edge_bigrams(x: Node):
+    # the two words on either side of each boundary slot, as one context: fixed compounds
+    # (hi "बात-चीत") and names before an acronym in brackets
+    return (f"*|lbi={x.pword}+{x.words[x.a]}", f"*|rbi={x.words[x.b]}+{x.nword}")
+
+
+@template("global_shapes", needs=[SHAPES])
+def _global_shapes(x: Node):
+    shapes, a, b = x.shapes, x.a, x.b
+    return (f"*|wshape={shapes[x.w]}", f"*|fshape={shapes[a]}", f"*|lshape={shapes[b]}",
+            f"*|pshape={shapes[a - 1] if a > 0 else 'BOS'}",
+            f"*|nshape={shapes[b + 1] if b + 1 < x.n else 'EOS'}")
+
+
+#: templates that look at the observed surface punctuation inside the constituent
+SURFACE_TEMPLATES = frozenset(_SURFACE)
+assert set(TEMPLATES) == set(ALL_TEMPLATES), set(TEMPLATES) ^ set(ALL_TEMPLATES)
+
+_EDGE = {(True, True): "both", (True, False): "first", (False, True): "last", (False, False): "none"}
+_PLANS: Dict[Tuple[str, ...], Tuple[Tuple[TemplateFn, ...], FrozenSet[str]]] = {}
+_RELATIONS: Dict[str, Tuple[str, str]] = {}
+
+
+def _plan(templates: Sequence[str]) -> Tuple[Tuple[TemplateFn, ...], FrozenSet[str]]:
+    """The functions of the enabled templates in registry order (``rel`` always), and what they need."""
+    key = tuple(templates)
+    plan = _PLANS.get(key)
+    if plan is None:
+        bad = [t for t in key if t not in TEMPLATES]
+        if bad:
+            raise ValueError(Errors.E217.format(bad=bad, known=list(ALL_TEMPLATES)))
+        on = set(key) | {"rel"}
+        names = [t for t in TEMPLATES if t in on]
+        plan = _PLANS[key] = (tuple(TEMPLATES[t] for t in names),
+                              frozenset().union(*(TEMPLATE_NEEDS[t] for t in names)))
+    return plan
+
+
+def _relation(deprel: str) -> Tuple[str, str]:
+    """``(full, base)`` of a deprel: ``acl:relcl`` -> ``("acl:relcl", "acl")`` (memoised)."""
+    rel = _RELATIONS.get(deprel)
+    if rel is None:
+        full = deprel.lower()
+        rel = _RELATIONS[deprel] = (full, relation_key(full))
+    return rel
+
+
 def node_contexts(sentence, inventory: PunctInventory, templates: Sequence[str]) -> List[List[str]]:
-    """The context strings of every node of one :class:`PunctSentence` (see the docstring table)."""
-    heads = list(sentence.heads)
-    n = len(heads)
+    """The context strings of every node of one :class:`PunctSentence` (see the docstring table).
+
+    A node's contexts are those of the enabled ``templates`` in :data:`TEMPLATES` order
+    (``rel`` always comes first); an unknown name raises E217.
+    """
+    fns, needs = _plan(templates)
+    x = Node()
+    x.sentence, x.slots = sentence, sentence.slots
+    x.heads = heads = list(sentence.heads)
+    x.n = n = len(heads)
     fo = forest(heads)
-    children, roots, lo, hi, depth = fo.children, fo.roots, fo.first, fo.last, fo.depth
-    upos = list(sentence.upos)
-    full = [d.lower() for d in sentence.deprels]
-    base = [relation_key(d) for d in full]
-    tset = set(templates)
-    words = [inventory.word(w) for w in sentence.words] if tset & _WORD_TEMPLATES else None
-    shapes = [word_shape(w) for w in sentence.words] if "global_shapes" in tset else None
-    if "neighbors" in tset:  # outermost constituent starting / ending at each word
-        start_at: List[int] = [-1] * n
-        end_at: List[int] = [-1] * n
+    x.children, x.roots = children, _ = fo.children, fo.roots
+    x.lo, x.hi, x.depth = lo, hi, depth = fo.first, fo.last, fo.depth
+    x.upos = upos = list(sentence.upos)
+    rels = [_relation(r) for r in sentence.deprels]
+    x.full = [f for f, _ in rels]
+    x.base = base = [k for _, k in rels]
+    x.words = words = [inventory.word(w) for w in sentence.words] if WORDS in needs else None
+    x.shapes = [word_shape(w) for w in sentence.words] if SHAPES in needs else None
+    x.start_at = x.end_at = x.pword = x.nword = x.punct_in = None
+    if START_END in needs:  # outermost constituent starting / ending at each word
+        x.start_at, x.end_at = start_at, end_at = [-1] * n, [-1] * n
         for v in range(n):
             if start_at[lo[v]] < 0 or depth[v] < depth[start_at[lo[v]]]:
                 start_at[lo[v]] = v
             if end_at[hi[v]] < 0 or depth[v] < depth[end_at[hi[v]]]:
                 end_at[hi[v]] = v
+    slots = x.slots if PUNCT_IN in needs else None
     out: List[List[str]] = []
     for w in range(n):
-        d = base[w]
-        h = heads[w]
-        ctx = [d]
-        if "full" in tset and full[w] != d:
-            ctx.append(f"{d}|full={full[w]}")
-        if "upos" in tset:
-            ctx.append(f"{d}|upos={upos[w]}")
-        side = "root" if h < 0 else ("L" if w < h else "R")
-        if "dir" in tset:
-            ctx.append(f"{d}|dir={side}")
-        if "dir_upos" in tset:
-            ctx.append(f"{d}|dir={side}|upos={upos[w]}")
-        prel = base[h] if h >= 0 else "ROOT"
-        if "parent" in tset:
-            pupos = upos[h] if h >= 0 else "ROOT"
-            ctx.append(f"{d}|prel={prel}|pupos={pupos}")
-        if "grandparent" in tset:
-            g = heads[h] if h >= 0 else -1
-            pprel = base[g] if g >= 0 else "ROOT"
-            ctx.append(f"{d}|prel={prel}|pprel={pprel}")
-        if "depth" in tset:
-            ctx.append(f"{d}|depth={min(depth[w], 3)}")
-        kids = children[w]
-        if "child" in tset:
-            for rel in sorted({base[c] for c in kids}):
-                ctx.append(f"{d}|child={rel}")
-        if "child_side" in tset:
-            for rel, s in sorted({(base[c], "L" if c < w else "R") for c in kids}):
-                ctx.append(f"{d}|child={rel}|side={s}")
-        if "nkids" in tset:
-            ctx.append(f"{d}|nkids={min(len(kids), 4)}")
-        if "sib" in tset:
-            group = sorted(children[h] + [h]) if h >= 0 else roots
-            k = group.index(w)
-            left = group[k - 1] if k > 0 else None
-            right = group[k + 1] if k + 1 < len(group) else None
-            ls = "NONE" if left is None else ("HEAD" if left == h else base[left])
-            rs = "NONE" if right is None else ("HEAD" if right == h else base[right])
-            ctx.append(f"{d}|lsib={ls}")
-            ctx.append(f"{d}|rsib={rs}")
-        a, b = lo[w], hi[w]
-        lout = upos[a - 1] if a > 0 else "BOS"
-        rout = upos[b + 1] if b + 1 < n else "EOS"
-        if "flank" in tset:
-            ctx.append(f"{d}|lout={lout}")
-            ctx.append(f"{d}|lin={upos[a]}")
-            ctx.append(f"{d}|rin={upos[b]}")
-            ctx.append(f"{d}|rout={rout}")
-        if "flank_out" in tset:
-            ctx.append(f"{d}|lout={lout}|rout={rout}")
-        edge = {(True, True): "both", (True, False): "first", (False, True): "last",
-                (False, False): "none"}[(a == 0, b == n - 1)]
-        if "edge" in tset:
-            ctx.append(f"{d}|edge={edge}")
-        if "len" in tset:
-            ctx.append(f"{d}|len={_len_bucket(b - a + 1)}")
-        if "dist" in tset:
-            ctx.append(f"{d}|ldist={_len_bucket(a)}")
-            ctx.append(f"{d}|rdist={_len_bucket(n - 1 - b)}")
-        if "len_upos" in tset:
-            ctx.append(f"{d}|upos={upos[w]}|len={_len_bucket(b - a + 1)}")
-        if "neighbors" in tset:
-            # no constituent starts (ends) there when the next (previous) word heads w's span
-            if b + 1 >= n:
-                ctx.append(f"{d}|nxt=EOS")
-            elif start_at[b + 1] < 0:
-                ctx.append(f"{d}|nxt=HEAD|nupos={upos[b + 1]}")
-            else:
-                v = start_at[b + 1]
-                ctx.append(f"{d}|nxt={base[v]}|nupos={upos[v]}")
-                ctx.append(f"{d}|nxtlen={_len_bucket(hi[v] - lo[v] + 1)}")
-            if a == 0:
-                ctx.append(f"{d}|prv=BOS")
-            elif end_at[a - 1] < 0:
-                ctx.append(f"{d}|prv=HEAD|pupos={upos[a - 1]}")
-            else:
-                v = end_at[a - 1]
-                ctx.append(f"{d}|prv={base[v]}|pupos={upos[v]}")
-                ctx.append(f"{d}|prvlen={_len_bucket(hi[v] - lo[v] + 1)}")
-        if "inner" in tset:
-            # surface punctuation strictly inside the span (slots a+1..b): generated by w's
-            # descendants before w's own pair in a bottom-up story (paper's template (d))
-            inner = [sentence.slots[j] for j in range(a + 1, b + 1)]
-            filled = [x for x in inner if x]
-            nin = min(len(filled), 3)
-            ctx.append(f"{d}|nin={nin}")
-            ctx.append(f"{d}|nin={nin}|len={_len_bucket(b - a + 1)}")
-            for tok in sorted({t for x in filled for t in x})[:6]:
-                ctx.append(f"{d}|in={tok}")
-            if b > a:  # the interior slots next to the boundaries (after the first word,
-                # before the last word)
-                ctx.append(f"{d}|inL={' '.join(sentence.slots[a + 1]) or '_'}")
-                ctx.append(f"{d}|inR={' '.join(sentence.slots[b]) or '_'}")
-        if "inner_rel" in tset:
-            # which children's boundaries carry the interior punctuation (observed slots
-            # a+1..b only, as for ``inner``): a child's pair lands at lo[c] and hi[c]+1
-            marks = set()
-            for c in kids:
-                for j, s in ((lo[c], "L"), (hi[c] + 1, "R")):
-                    if a < j <= b and sentence.slots[j]:
-                        marks.add(f"{d}|inrel={base[c]}|{s}={' '.join(sentence.slots[j])}")
-            ctx.extend(sorted(marks)[:6])
-        if tset & _INNER_SLOT_TEMPLATES:
-            # the punctuated interior slots (a+1..b, as for ``inner``) and their strings
-            punct_in = [(j, " ".join(sentence.slots[j])) for j in range(a + 1, b + 1) if sentence.slots[j]]
-        if "inner_upos" in tset:
-            # each punctuated interior slot with the UPOS of the words on both sides of it
-            ctx.extend(sorted({f"{d}|inpos={upos[j - 1]}|{x}|{upos[j]}" for j, x in punct_in})[:6])
-        if "inner_side" in tset:
-            # each punctuated interior slot with its side of w's head word (slot j precedes
-            # word j), alone and with w's UPOS
-            sides = sorted({(("L" if j <= w else "R"), x) for j, x in punct_in})[:6]
-            for sd, x in sides:
-                ctx.append(f"{d}|hside={sd}|in={x}")
-                ctx.append(f"{d}|hside={sd}|in={x}|upos={upos[w]}")
-        if "inner_count" in tset:
-            # how many interior slots are punctuated on each side of w's head word
-            nl = sum(1 for j, _ in punct_in if j <= w)
-            nr = len(punct_in) - nl
-            ctx.append(f"{d}|ninL={min(nl, 3)}|ninR={min(nr, 3)}")
-            ctx.append(f"{d}|ninL={min(nl, 3)}|ninR={min(nr, 3)}|upos={upos[w]}")
-        if "kidset" in tset:
-            ctx.append(f"{d}|kids=" + "+".join(sorted({base[c] for c in kids})))
-        if "phead" in tset:
-            ctx.append(f"{d}|phword={words[h] if h >= 0 else 'ROOT'}")
-            ctx.append(f"{d}|prel={prel}|upos={upos[w]}")
-        if "word_dir" in tset:
-            ctx.append(f"{d}|word={words[w]}|dir={side}")
-        if "kid_words" in tset:
-            for c in sorted({c for c in kids if base[c] in FUNCTION_RELATIONS}):
-                ctx.append(f"{d}|kw={base[c]}={words[c]}|side={'L' if c < w else 'R'}")
-        if "edge_upos" in tset:
-            ctx.append(f"{d}|lout={lout}|lin={upos[a]}")
-            ctx.append(f"{d}|rin={upos[b]}|rout={rout}")
-        if "word" in tset:
-            ctx.append(f"{d}|word={words[w]}")
-        if "span_words" in tset:
-            ctx.append(f"{d}|fword={words[a]}")
-            ctx.append(f"{d}|lword={words[b]}")
-        if words is not None:  # the words just outside the span (out_words, global_words)
-            pword = words[a - 1] if a > 0 else "BOS"
-            nword = words[b + 1] if b + 1 < n else "EOS"
-        if "out_words" in tset:
-            ctx.append(f"{d}|pword={pword}")
-            ctx.append(f"{d}|nword={nword}")
-        if "global" in tset:
-            ctx.append("*")
-            ctx.append(f"*|edge={edge}")
-            ctx.append(f"*|upos={upos[w]}")
-        if "global_words" in tset:
-            ctx.append(f"*|word={words[w]}")
-            ctx.append(f"*|fword={words[a]}")
-            ctx.append(f"*|lword={words[b]}")
-            ctx.append(f"*|pword={pword}")
-            ctx.append(f"*|nword={nword}")
-        if "edge_bigrams" in tset:
-            # the two words on either side of each boundary slot, as one context: fixed
-            # compounds (hi "बात-चीत") and names before an acronym in brackets
-            ctx.append(f"*|lbi={pword}+{words[a]}")
-            ctx.append(f"*|rbi={words[b]}+{nword}")
-        if shapes is not None:
-            ctx.append(f"*|wshape={shapes[w]}")
-            ctx.append(f"*|fshape={shapes[a]}")
-            ctx.append(f"*|lshape={shapes[b]}")
-            ctx.append(f"*|pshape={shapes[a - 1] if a > 0 else 'BOS'}")
-            ctx.append(f"*|nshape={shapes[b + 1] if b + 1 < n else 'EOS'}")
+        x.w = w
+        x.d = base[w]
+        x.h = h = heads[w]
+        x.a = a = lo[w]
+        x.b = b = hi[w]
+        x.kids = children[w]
+        x.side = "root" if h < 0 else ("L" if w < h else "R")
+        x.prel = base[h] if h >= 0 else "ROOT"
+        x.lout = upos[a - 1] if a > 0 else "BOS"
+        x.rout = upos[b + 1] if b + 1 < n else "EOS"
+        x.edge = _EDGE[a == 0, b == n - 1]
+        if words is not None:
+            x.pword = words[a - 1] if a > 0 else "BOS"
+            x.nword = words[b + 1] if b + 1 < n else "EOS"
+        if slots is not None:
+            x.punct_in = [(j, " ".join(slots[j])) for j in range(a + 1, b + 1) if slots[j]]
+        ctx: List[str] = []
+        for fn in fns:
+            ctx += fn(x)
         out.append(ctx)
     return out
 
@@ -579,11 +804,11 @@ class FeatureIndex:
         ctx = np.ascontiguousarray(ctx, dtype=np.uint64)
         prop = np.ascontiguousarray(prop, dtype=np.uint64)
         if ctx.ndim != 1 or ctx.shape != prop.shape:
-            raise ValueError("feature dictionary: ctx and prop must be 1-D arrays of one length")
+            raise ValueError(Errors.E220)
         if ctx.size > 1:
             inc = (ctx[1:] > ctx[:-1]) | ((ctx[1:] == ctx[:-1]) & (prop[1:] > prop[:-1]))
             if not np.all(inc):
-                raise ValueError("feature dictionary must be sorted by (ctx, prop) without repeats")
+                raise ValueError(Errors.E221)
         self.ctx = ctx
         self.prop = prop
 

@@ -27,42 +27,60 @@ replaced): surface punctuation per slot is chosen by :func:`decode.restore_sente
   :func:`doc_convert.insert_punctuation` ``(doc)``, which returns that Doc.
 
 Training.  The component is a :class:`TrainablePipe`: its θ and ψ live as float32
-params ``theta``/``psi`` of a parameter-only thinc :class:`Model`, so spaCy's optimizer
-(and its parameter averages, via ``use_params``) update them.  ``initialize`` builds the
-inventory and feature dictionary from the Examples' reference Docs (gold UD trees and
-punctuation), ``update`` computes the exact gradient of the log-likelihood with the DP
-(:meth:`PunctModel.objective_and_gradient`) and hands it to the Model with ``inc_grad``,
-``score`` reports ``punct_ppl`` (per-slot perplexity of the reference punctuation),
-``punct_lp`` (``−ln punct_ppl``: higher is better, the one weighted in model selection)
-and ``punct_aed`` (AED of restoring the reference punctuation from the reference trees).
-Predictions and scores read the reference/predicted Docs only through their trees, so
-in ``spacy train`` a parser must run before ``punctgen`` (e.g. sourced and frozen; see
-docs/usage.md).
+params ``theta``/``psi`` of a parameter-only thinc :class:`Model`, the registered
+architecture ``spacy_punctgen.PunctModel.v1`` (:mod:`.architectures`, the ``thinc_model``
+setting), so spaCy's optimizer (and its parameter averages, via ``use_params``) update them.
+``initialize`` builds the inventory and feature dictionary from the Examples' reference Docs
+(gold UD trees and punctuation), ``update`` computes the exact gradient of the log-likelihood
+with the DP (:meth:`PunctModel.objective_and_gradient`) and hands it to the Model with
+``inc_grad``, ``score`` calls the registered scorer ``spacy_punctgen.punct_scorer.v1``
+(:mod:`.scorers`, the ``scorer`` setting), which reports ``punct_ppl`` (per-slot perplexity
+of the reference punctuation), ``punct_lp`` (``−ln punct_ppl``: higher is better, the one
+weighted in model selection) and ``punct_aed`` (AED of restoring the reference punctuation
+from the reference trees).  Predictions and scores read the reference/predicted Docs only
+through their trees, so in ``spacy train`` a parser must run before ``punctgen`` (e.g.
+sourced and frozen; see docs/usage.md).
 
 ``model = null``: the model shipped for the pipeline's language (if one ships) is loaded
 the first time the component needs it; otherwise using it raises E003.
+
+Serialisation (``to_bytes``/``from_bytes``/``to_disk``/``from_disk``, and so ``nlp.to_disk``
+and ``spacy.load``) goes through spaCy's serializer dicts, whose keys ``exclude`` takes:
+``cfg`` (the settings, ``cfg`` in the component's folder) and ``model`` (the trained
+:class:`PunctModel`: the ``model/`` folder, or the model shipped for the language if the
+component has not loaded one yet).  Loading restores the saved settings except
+:data:`RUNTIME_SETTINGS` (how to run: ``mode``, ``restore_method``, ``n_samples``, ``seed``),
+which stay those the loading pipeline's config gave the component.  ``from_disk`` of a folder
+without ``model/`` raises E013 (unless ``model`` is excluded).
 """
 from __future__ import annotations
 
-import math
+import warnings
 from pathlib import Path
 from typing import Any, Callable, Dict, Iterable, List, Optional, Tuple, Union
 
 import numpy as np
 import srsly
+from spacy import util
 from spacy.language import Language
 from spacy.pipeline import TrainablePipe
 from spacy.tokens import Doc, Token
 from spacy.training import Example, validate_examples, validate_get_examples
-from spacy.util import ensure_path
 from thinc.api import Model, Optimizer
 
 from spacy_punctgen.pipeline.doc_convert import check_doc, punct_sentences, docs_quote_xpos, gold_sentences, insert_punctuation
-from spacy_punctgen.errors import Errors
+from spacy_punctgen.errors import Errors, Warnings
 from spacy_punctgen.data.underlying import underlying_sequences
+from spacy_punctgen.pipeline.architectures import PUNCT_MODEL_ARCHITECTURE, build_punct_model
+from spacy_punctgen.pipeline.scorers import PUNCT_SCORER, punct_score
 
 MODEL_DIR = "model"
+CFG_FILE = "cfg"
 MODES = ("analyze", "restore")
+#: Settings of how the component runs: loading a saved component keeps the ones the loading
+#: pipeline's config gave it (e.g. ``spacy.load(path, config={"components": {"punctgen":
+#: {"mode": "restore"}}})``); every other setting comes from the saved ``cfg``.
+RUNTIME_SETTINGS = ("mode", "restore_method", "n_samples", "seed")
 _CACHE_LIMIT = 200_000
 
 
@@ -78,35 +96,18 @@ def _register_extensions() -> None:
 _register_extensions()
 
 
-def build_params_model() -> Model:
-    """A thinc Model holding only ``theta`` (F,) and ``psi`` (S, S, 4), float32.
-
-    Its forward returns the two arrays; the backward adds the given gradients with
-    ``inc_grad``.  The math lives in :class:`PunctModel` (Cython DP), not in thinc layers.
-    """
-    return Model("punctgen_params", _params_forward, params={"theta": None, "psi": None})
-
-
-def _params_forward(model: Model, X: Any, is_train: bool):
-    params = (model.get_param("theta"), model.get_param("psi"))
-
-    def backprop(d_params):
-        d_theta, d_psi = d_params
-        model.inc_grad("theta", d_theta)
-        model.inc_grad("psi", d_psi)
-        return X
-
-    return params, backprop
-
-
 def shipped_model_path(lang: str) -> Optional[Path]:
     """The model shipped with the package for ``lang``, or None (see :mod:`spacy_punctgen.pipeline.shipped`,
-    imported here so that loading the factory does not import the model code)."""
-    from spacy_punctgen.pipeline.shipped import default_model_path
+    imported here so that loading the factory does not import the model code).  W001 when one
+    ships but its files are missing."""
+    from spacy_punctgen.pipeline.shipped import SHIPPED, default_model_path
 
+    if str(lang).lower() not in SHIPPED:
+        return None
     try:
         return default_model_path(lang)
-    except ValueError:  # none ships for lang (or its files are missing)
+    except ValueError as err:  # its files are missing: a broken installation
+        warnings.warn(Warnings.W001.format(lang=lang, err=err))
         return None
 
 
@@ -128,6 +129,8 @@ def shipped_model_path(lang: str) -> Optional[Path]:
         "psi_keep_bias": 3.0,
         "psi_lr_scale": 10.0,
         "smooth_delta": 0.001,
+        "thinc_model": {"@architectures": PUNCT_MODEL_ARCHITECTURE},
+        "scorer": {"@scorers": PUNCT_SCORER},
     },
     assigns=["doc._.underlying_punct", "doc._.punct_logprob", "token._.punct_left", "token._.punct_right",
              "doc._.restored_punct", "doc._.restored_text"],
@@ -137,24 +140,29 @@ def shipped_model_path(lang: str) -> Optional[Path]:
 def make_punctgen(nlp: Language, name: str, model: Optional[str], mode: str, restore_method: str,
                   n_samples: int, seed: int, channel: str, direction: str, xi: float, min_count: int,
                   pairs_mode: str, templates: Optional[List[str]], psi_init: float, psi_keep_bias: float,
-                  psi_lr_scale: float, smooth_delta: float) -> "PunctGen":
-    return PunctGen(nlp.vocab, build_params_model(), name=name, model_path=model, lang=nlp.lang, mode=mode,
+                  psi_lr_scale: float, smooth_delta: float, thinc_model: Model,
+                  scorer: Optional[Callable]) -> "PunctGen":
+    """``model`` is the path of a trained model (None: the one shipped for ``nlp.lang``);
+    ``thinc_model`` the registered architecture holding its parameters, ``scorer`` the
+    registered scorer of :meth:`PunctGen.score`."""
+    return PunctGen(nlp.vocab, thinc_model, name=name, model_path=model, lang=nlp.lang, mode=mode,
                     restore_method=restore_method, n_samples=n_samples, seed=seed, channel=channel,
                     direction=direction, xi=xi, min_count=min_count, pairs_mode=pairs_mode,
                     templates=templates, psi_init=psi_init, psi_keep_bias=psi_keep_bias,
-                    psi_lr_scale=psi_lr_scale, smooth_delta=smooth_delta)
+                    psi_lr_scale=psi_lr_scale, smooth_delta=smooth_delta, scorer=scorer)
 
 
 class PunctGen(TrainablePipe):
-    """See the module docstring.  Settings (``cfg``) come from the pipeline's config; only the
-    trained :class:`PunctModel` is serialised."""
+    """See the module docstring.  Settings (``cfg``) come from the pipeline's config and are
+    serialised with the trained :class:`PunctModel`."""
 
     def __init__(self, vocab, model: Model, name: str = "punctgen", *,
                  model_path: Optional[Union[str, Path]] = None, lang: str = "xx", mode: str = "analyze",
                  restore_method: str = "slot", n_samples: int = 1000, seed: int = 0, channel: str = "full",
                  direction: str = "r2l", xi: float = 0.0, min_count: int = 5, pairs_mode: str = "halves",
                  templates: Optional[List[str]] = None, psi_init: float = 1.0, psi_keep_bias: float = 3.0,
-                 psi_lr_scale: float = 10.0, smooth_delta: float = 0.001):
+                 psi_lr_scale: float = 10.0, smooth_delta: float = 0.001,
+                 scorer: Optional[Callable] = punct_score):
         if mode not in MODES:
             raise ValueError(Errors.E008.format(name="mode", allowed=list(MODES), value=mode))
         from spacy_punctgen.decode.mbr import METHODS
@@ -176,6 +184,7 @@ class PunctGen(TrainablePipe):
             "psi_init": float(psi_init), "psi_keep_bias": float(psi_keep_bias),
             "psi_lr_scale": float(psi_lr_scale), "smooth_delta": float(smooth_delta),
         }
+        self.scorer = scorer
         self.punct_model = None
         self._prepared: Dict[tuple, Any] = {}
         if model_path is not None:
@@ -369,54 +378,101 @@ class PunctGen(TrainablePipe):
             self._sync()
 
     def get_loss(self, examples, scores):  # pragma: no cover - update() computes it with the DP
-        raise NotImplementedError("punctgen computes its loss and gradient inside update()")
+        raise NotImplementedError(Errors.E012)
 
     def score(self, examples: Iterable[Example], **kwargs) -> Dict[str, Optional[float]]:
-        """``punct_ppl``/``punct_lp`` and ``punct_aed`` on the reference Docs (gold trees)."""
-        from spacy_punctgen.evaluation.metrics import aed, gold_slots
-
+        """``punct_ppl``/``punct_lp`` and ``punct_aed`` on the reference Docs (gold trees), from
+        the registered scorer (``spacy_punctgen.punct_scorer.v1`` by default; ``{}`` with
+        ``scorer = null``), given the model and the restoration settings (``kwargs`` override
+        them)."""
+        if self.scorer is None:
+            return {}
         examples = list(examples)
         validate_examples(examples, "PunctGen.score")
-        pm = self._require_model()
-        sents = gold_sentences([eg.reference for eg in examples], quote_xpos=self.quote_xpos)
-        if not sents:
-            return {"punct_ppl": None, "punct_lp": None, "punct_aed": None}
-        ppl = pm.perplexity(pm.prepare_eval(sents))["perplexity_per_slot"]
-        gold = gold_slots(sents)
-        pred = [[tuple(c.surface) for c in self._restore_slots(s)] for s in sents]
-        return {"punct_ppl": ppl, "punct_lp": -math.log(ppl), "punct_aed": aed(gold, pred)["aed"]}
+        settings = {key: self.cfg[key] for key in ("restore_method", "n_samples", "seed")}
+        settings.update(kwargs)
+        return self.scorer(examples, punct_model=self._require_model(), quote_xpos=self.quote_xpos, **settings)
 
     # -------------------------------------------------------- serialisation
-    def to_bytes(self, *, exclude=tuple()) -> bytes:
+    def _model_to_save(self):
+        """The model to serialise: the component's, else the one shipped for its language
+        (adopted, so a saved pipeline does not depend on what ships later), else None."""
+        if self.punct_model is None and shipped_model_path(self.cfg["lang"]) is not None:
+            self._require_model()
         if self.punct_model is not None:
             self._sync()
-        return srsly.msgpack_dumps({"model": self.punct_model.to_bytes() if self.punct_model else None})
+        return self.punct_model
+
+    def _restore_cfg(self, saved: Dict[str, Any]) -> None:
+        """Adopt the saved settings, except the :data:`RUNTIME_SETTINGS` this component has (and
+        any this version does not know)."""
+        self.cfg.update({key: value for key, value in saved.items()
+                         if key in self.cfg and key not in RUNTIME_SETTINGS})
+
+    def to_bytes(self, *, exclude=tuple()) -> bytes:
+        """``cfg`` and ``model`` (empty when there is no model: none given, trained or shipped)."""
+        def model_bytes() -> bytes:
+            pm = self._model_to_save()
+            return pm.to_bytes() if pm is not None else b""
+
+        serializers = {
+            CFG_FILE: lambda: srsly.json_dumps(self.cfg),
+            MODEL_DIR: model_bytes,
+        }
+        return util.to_bytes(serializers, exclude)
 
     def from_bytes(self, bytes_data: bytes, *, exclude=tuple()) -> "PunctGen":
         from spacy_punctgen.model.punct_model import PunctModel
 
-        data = srsly.msgpack_loads(bytes_data)
-        if data.get("model"):
-            self._set_punct_model(PunctModel.from_bytes(data["model"]))
+        def load_model(data: Optional[bytes]) -> None:
+            if data:  # empty (or None, from before cfg was serialised): no model was saved
+                self._set_punct_model(PunctModel.from_bytes(data))
+
+        deserializers = {
+            CFG_FILE: lambda b: self._restore_cfg(srsly.json_loads(b)),
+            MODEL_DIR: load_model,
+        }
+        util.from_bytes(bytes_data, deserializers, exclude)
         return self
 
     def to_disk(self, path, *, exclude=tuple()) -> None:
-        path = ensure_path(path)
-        path.mkdir(parents=True, exist_ok=True)
-        if self.punct_model is not None:
-            self._sync()
-            self.punct_model.to_disk(path / MODEL_DIR)
+        """``cfg`` (a JSON file) and ``model/`` (:meth:`PunctModel.to_disk`); E014 when there is
+        no model to write (save with ``exclude=["model"]`` then)."""
+        def save_model(p: Path) -> None:
+            pm = self._model_to_save()
+            if pm is None:
+                raise ValueError(Errors.E014.format(lang=self.cfg["lang"]))
+            pm.to_disk(p)
+
+        serializers = {
+            CFG_FILE: lambda p: srsly.write_json(p, self.cfg),
+            MODEL_DIR: save_model,
+        }
+        util.to_disk(path, serializers, exclude)
 
     def from_disk(self, path, *, exclude=tuple()) -> "PunctGen":
-        path = ensure_path(path)
-        if (path / MODEL_DIR).exists():
-            self._set_punct_model(self._load(path / MODEL_DIR))
+        path = util.ensure_path(path)
+
+        def load_cfg(p: Path) -> None:
+            if p.exists():  # absent in pipelines saved before the settings were serialised
+                self._restore_cfg(srsly.read_json(p))
+
+        def load_model(p: Path) -> None:
+            if not p.is_dir():
+                raise ValueError(Errors.E013.format(path=path, model_dir=p))
+            self._set_punct_model(self._load(p))
+
+        deserializers = {
+            CFG_FILE: load_cfg,
+            MODEL_DIR: load_model,
+        }
+        util.from_disk(path, deserializers, exclude)
         return self
 
     def __reduce__(self):
         settings = {k: v for k, v in self.cfg.items() if k != "model"}
-        return (_unpickle, (self.vocab, self.name, settings, self.to_bytes()))
+        return (_unpickle, (self.vocab, self.name, settings, self.scorer, self.to_bytes()))
 
 
-def _unpickle(vocab, name: str, settings: dict, data: bytes) -> PunctGen:
-    return PunctGen(vocab, build_params_model(), name=name, **settings).from_bytes(data)
+def _unpickle(vocab, name: str, settings: dict, scorer: Optional[Callable], data: bytes) -> PunctGen:
+    return PunctGen(vocab, build_punct_model(), name=name, scorer=scorer, **settings).from_bytes(data)

@@ -8,6 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Dict
 
+from spacy_punctgen.errors import Errors
 from spacy_punctgen.model.punct_model import CFG_FILE, INVENTORY_FILE, PARAMS_FILE
 
 MODELS_DIR = Path(__file__).resolve().parents[1] / "models"
@@ -20,11 +21,9 @@ def default_model_path(lang: str = "en") -> Path:
     ships (or if its files are missing from this installation)."""
     name = SHIPPED.get(str(lang).lower())
     if name is None:
-        raise ValueError(f"no punctuation model ships for language {lang!r} (shipped: "
-                         f"{', '.join(sorted(SHIPPED))}); train one with `punctgen train`")
+        raise ValueError(Errors.E010.format(lang=lang, shipped=", ".join(sorted(SHIPPED))))
     path = MODELS_DIR / name
     missing = [f for f in (CFG_FILE, INVENTORY_FILE, PARAMS_FILE) if not (path / f).is_file()]
     if missing:
-        raise ValueError(f"the model shipped for language {lang!r} is incomplete: {path} lacks "
-                         f"{', '.join(missing)} (broken installation?)")
+        raise ValueError(Errors.E011.format(lang=lang, path=path, missing=", ".join(missing)))
     return path

@@ -196,3 +196,49 @@ def joint_marginals(joint, n_slots):
         for i, xi in enumerate(x):
             out[i][xi] += p
     return out
+
+
+# ---------------------------------------------------------------------------
+# Σ_x p(x|T) by enumeration (tests that the model stays a distribution over surfaces)
+
+
+def reachable_surfaces(model, base):
+    """Every surface punctuation x (one tuple per slot) the model can produce for BASE's
+    tree: each node's pairs, sprouted innermost first (right) / outermost first (left),
+    then every channel output per slot.  A superset of the support, for Σ_x p(x|T)."""
+    from spacy_punctgen.data.trees import forest
+    from spacy_punctgen.model.channel import channel_distribution
+
+    inv = model.inventory
+    prep = model.prepare(base)
+    tables = [model.extractor.rel_tables[int(r)] for r in prep.rel_ids]
+    pm, sym, phi = inv.punctemes, inv.symbol_id, model.phi()
+    fo = forest(base.heads)
+    lo, hi = fo.first, fo.last
+    n, n_slots = len(base.words), len(base.words) + 1
+    slot_sets = [set() for _ in range(n_slots)]
+    for choice in itertools.product(*[range(t.size) for t in tables]):
+        u = [[] for _ in range(n_slots)]
+        for w in sorted(range(n), key=lambda w: hi[w] - lo[w]):  # innermost first
+            u[hi[w] + 1] += [sym(t) for t in pm[tables[w].pairs[choice[w]][1]]]
+        for w in sorted(range(n), key=lambda w: -(hi[w] - lo[w])):  # outermost first
+            u[lo[w]] += [sym(t) for t in pm[tables[w].pairs[choice[w]][0]]]
+        for i in range(n_slots):
+            x0 = ([0] if i == 0 else []) + u[i]
+            for s in channel_distribution(x0, phi, model.r2l):
+                slot_sets[i].add(tuple(inv.symbols[k] for k in (s[1:] if i == 0 else s)))
+    return [list(xs) for xs in itertools.product(*[sorted(s) for s in slot_sets])]
+
+
+def total_probability(model, base, surfaces) -> float:
+    """Σ p(x|T) over SURFACES (:func:`reachable_surfaces`) for BASE's tree."""
+    from spacy_punctgen.data.preprocess import PunctSentence
+
+    total = 0.0
+    for xs in surfaces:
+        lp = model.log_prob(PunctSentence(words=list(base.words), upos=list(base.upos), xpos=list(base.xpos),
+                                          deprels=list(base.deprels), heads=list(base.heads),
+                                          slots=[tuple(s) for s in xs]))
+        if np.isfinite(lp):
+            total += np.exp(lp)
+    return total

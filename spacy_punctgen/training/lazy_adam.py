@@ -25,17 +25,19 @@ except for the momentum drift, so the window's decays are applied at once
 
 Parameters, moments and averages are float32 like thinc's; step arithmetic is
 float64 and then stored.  Everything is deterministic.  The step runs in the compiled
-``_train.adam_step`` (the same float32 operations in the same order as
-:meth:`LazyAdam._step_numpy`, kept as the reference: bit-identical results).
+``_train.adam_step`` (the same float32 operations in the same order as the NumPy
+formulation kept as the reference in :mod:`spacy_punctgen.testing.numpy_adam`:
+bit-identical results).
 """
 from __future__ import annotations
 
 import math
-from typing import Optional, Tuple
+from typing import Optional
 
 import numpy as np
 
 from spacy_punctgen.inference import _train
+from spacy_punctgen.errors import Errors
 
 
 class LazyAdam:
@@ -77,19 +79,6 @@ class LazyAdam:
             self._slot_arr = np.full(self.last.size, -1, dtype=np.int32)
         return self._slot_arr
 
-    def _dedupe(self, idx: np.ndarray, grad: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
-        """Distinct ids and summed values, in O(len(idx)) (no sort)."""
-        slot = self._slot
-        pos = np.arange(idx.size, dtype=np.int32)
-        slot[idx] = pos
-        rep = slot[idx]  # each entry -> the position representing its id
-        first = rep == pos
-        uniq = idx[first]
-        new_id = np.cumsum(first) - 1
-        g = np.bincount(new_id[rep], weights=grad, minlength=uniq.size)
-        slot[uniq] = -1
-        return uniq, g
-
     def step(self, theta: np.ndarray, idx: np.ndarray, grad: np.ndarray, l2: float = 0.0,
              unique: bool = False) -> float:
         """One Adam step, in place, on features ``idx`` with data gradient ``grad`` (of the loss
@@ -107,41 +96,6 @@ class LazyAdam:
         return _train.adam_step(theta, self.state, self.last, idx, grad, t, self._rate, self._geo,
                          self._pow1, self._pow2, self._log_keep, self._decay,
                          self.b1, self.b2, self.eps, float(l2), self.average)
-
-    def _step_numpy(self, theta: np.ndarray, idx: np.ndarray, grad: np.ndarray, l2: float = 0.0) -> None:
-        """The NumPy formulation of :meth:`step` (the reference the tests compare it with)."""
-        idx, g64 = self._dedupe(np.asarray(idx, dtype=np.int64), np.asarray(grad, dtype=np.float64))
-        self.t += 1
-        t = self.t
-        if t + 1 >= self._rate.size:
-            self._tables(2 * self._rate.size)
-        eps = np.float32(self.eps)
-        last = self.last[idx].astype(np.int64)
-        gap = t - 1 - last  # steps with zero data gradient since the feature was current
-        S = self.state[idx]  # a copy; m, v (, ema) are views into it
-        m, v = S[:, 0], S[:, 1]
-        th = theta[idx]
-        # catch up over the gap: momentum drift, moment decay
-        th -= self._rate[last + 1] * self._geo[gap] * m / (np.sqrt(v) + eps)
-        th_gap = th.copy() if self.average else None
-        m *= self._pow1[gap]
-        v *= self._pow2[gap]
-        # this step: data gradient + the L2 gradients owed since `last` (θ was constant)
-        g = g64.astype(np.float32)
-        g += np.float32(2.0 * l2) * (gap + 1).astype(np.float32) * th
-        m *= np.float32(self.b1)
-        m += np.float32(1.0 - self.b1) * g
-        v *= np.float32(self.b2)
-        v += np.float32(1.0 - self.b2) * g * g
-        th -= self._rate[t] * m / (np.sqrt(v) + eps)
-        theta[idx] = th
-        if self.average:  # the gap's decays toward the caught-up θ, then this step's
-            ema = S[:, 2]
-            keep = np.exp(self._log_keep[t - 1] - self._log_keep[last]).astype(np.float32)
-            ema -= (ema - th_gap) * (np.float32(1.0) - keep)
-            ema -= np.float32(1.0 - self._decay[t]) * (ema - th)
-        self.state[idx] = S
-        self.last[idx] = t
 
     def sync(self, theta: np.ndarray, chunk: int = 1 << 20) -> None:
         """Bring every feature to the current step (before evaluating or saving θ); works in
@@ -166,6 +120,6 @@ class LazyAdam:
     def averages(self, theta: np.ndarray) -> np.ndarray:
         """A copy of the moving averages at the current step (syncs ``theta`` first)."""
         if not self.average:
-            raise ValueError("this optimizer keeps no averages (average=False)")
+            raise ValueError(Errors.E560)
         self.sync(theta)
         return self.state[:, 2].copy()

@@ -33,6 +33,7 @@ from dataclasses import asdict, dataclass, replace
 from typing import List, Optional, Sequence, Tuple
 
 import numpy as np
+from spacy.util import logger as spacy_logger
 
 from spacy_punctgen.data.conllu import resolve_split  # noqa: F401  (also imported from here by demo, bench, evaluate_restore)
 from spacy_punctgen.model.features import DEFAULT_TEMPLATES, FeatureConfig, PAIR_PROPERTIES
@@ -40,6 +41,11 @@ from spacy_punctgen.data.inventory import PunctInventory
 from spacy_punctgen.training.lazy_adam import LazyAdam
 from spacy_punctgen.model.punct_model import PunctModel, Prepared
 from spacy_punctgen.data.preprocess import PunctSentence
+from spacy_punctgen.errors import Errors
+
+#: Progress goes to spaCy's logger (``spacy.punctgen``, a child of ``spacy.util.logger``, so
+#: spaCy's handler writes it to stderr); ``punctgen train`` sets its level to INFO.
+logger = spacy_logger.getChild("punctgen")
 
 
 OPTIMIZERS = ("lazy", "dense")
@@ -79,7 +85,7 @@ class TrainConfig:
 
 
 class _Progress:
-    """tqdm if installed, else a minimal stderr counter."""
+    """tqdm if installed, else a minimal counter on the logger."""
 
     def __init__(self, total: int, desc: str, enabled: bool):
         self.bar = None
@@ -100,18 +106,16 @@ class _Progress:
             if postfix:
                 self.bar.set_postfix(postfix, refresh=False)
         elif self.enabled and (self.n == self.total or self.n % max(1, self.total // 10) == 0):
-            print(f"\r{self.desc}: {self.n}/{self.total}", end="", file=sys.stderr, flush=True)
+            logger.info("%s: %d/%d", self.desc, self.n, self.total)
 
     def close(self) -> None:
         if self.bar is not None:
             self.bar.close()
-        elif self.enabled:
-            print(file=sys.stderr)
 
 
 def _log(msg: str, enabled: bool = True) -> None:
     if enabled:
-        print(msg, file=sys.stderr, flush=True)
+        logger.info(msg)
 
 
 def _sum_sq(x: np.ndarray, chunk: int = 1 << 20) -> float:
@@ -126,9 +130,9 @@ def train_one(model: PunctModel, train: Sequence[Prepared], dev: Sequence[Prepar
     Returns the model and a history dict.
     """
     if cfg.optimizer not in OPTIMIZERS:
-        raise ValueError(f"optimizer must be one of {OPTIMIZERS}, not {cfg.optimizer!r}")
+        raise ValueError(Errors.E561.format(optimizers=OPTIMIZERS, optimizer=cfg.optimizer))
     if cfg.optimizer == "lazy" and cfg.grad_clip:
-        raise ValueError("--grad-clip needs --optimizer dense (the lazy optimizer never sees the whole gradient)")
+        raise ValueError(Errors.E562)
     rng = np.random.default_rng(cfg.seed + 1)
     if cfg.optimizer == "lazy":  # one implementation for θ (sparse steps) and ψ (every entry, every step)
         opt = None

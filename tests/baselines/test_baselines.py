@@ -16,9 +16,9 @@ from spacy_punctgen.baselines.slots import SlotLabels, label_of, perplexity_per_
 from spacy_punctgen.evaluation.metrics import aed, gold_slots
 from spacy_punctgen.data.preprocess import preprocess_file
 
-from conftest import package_env
+from spacy_punctgen.testing.env import package_env
 
-SAMPLE = Path(__file__).resolve().parents[1] / "assets" / "sample"
+SAMPLE = Path(__file__).resolve().parents[2] / "assets" / "sample"
 FAST = {
     "trivial": {},
     "crf_lexical": {"max_iterations": 60},

@@ -10,9 +10,9 @@ import pytest
 
 from spacy_punctgen.baselines.tune import grid_points, parse_grid, select_on_dev
 
-from conftest import package_env
+from spacy_punctgen.testing.env import package_env
 
-SAMPLE = Path(__file__).resolve().parents[1] / "assets" / "sample"
+SAMPLE = Path(__file__).resolve().parents[2] / "assets" / "sample"
 
 
 def test_parse_grid_and_points():

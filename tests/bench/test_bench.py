@@ -12,9 +12,9 @@ from spacy_punctgen.bench.suite import BUCKETS, SECTIONS, bucket_sentences, chai
 from spacy_punctgen.inference.dp import tree_structure
 from spacy_punctgen.data.preprocess import preprocess_file
 
-from conftest import package_env
+from spacy_punctgen.testing.env import package_env
 
-SAMPLE = Path(__file__).resolve().parents[1] / "assets" / "sample"
+SAMPLE = Path(__file__).resolve().parents[2] / "assets" / "sample"
 FIGURES = {"train_epoch", "train_peak_rss", "cython_vs_numpy_inside", "analysis_throughput",
            "analysis_rss_growth", "scaling", "pipe_n_process_2"}
 

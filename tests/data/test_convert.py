@@ -12,7 +12,7 @@ from spacy_punctgen.data.conllu import read_conllu
 from spacy_punctgen.data.convert import convert_file, select_fraction, surface_text
 from spacy_punctgen.data.preprocess import preprocess_file, preprocess_sentences
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 FIX = ROOT / "tests" / "fixtures"
 EN = FIX / "en_fixture-ud-train.conllu"
 ES = FIX / "es_fixture-ud-test.conllu"

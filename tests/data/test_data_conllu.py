@@ -5,7 +5,7 @@ import pytest
 
 from spacy_punctgen.data.conllu import UDSentence, find_split, iter_conllu, read_conllu
 
-FIX = Path(__file__).parent / "fixtures"
+FIX = Path(__file__).resolve().parents[1] / "fixtures"
 EN = FIX / "en_fixture-ud-train.conllu"
 ES = FIX / "es_fixture-ud-test.conllu"
 
@@ -103,6 +103,6 @@ def test_find_split_globs_and_returns_none(tmp_path):
 
 
 def test_sample_assets_are_readable():
-    sample = Path(__file__).resolve().parents[1] / "assets" / "sample"
+    sample = Path(__file__).resolve().parents[2] / "assets" / "sample"
     counts = {split: len(read_conllu(find_split(sample, split))) for split in ("train", "dev", "test")}
     assert counts == {"train": 170, "dev": 35, "test": 35}

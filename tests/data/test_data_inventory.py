@@ -9,7 +9,7 @@ from spacy_punctgen.data.conllu import find_split
 from spacy_punctgen.data.inventory import PunctInventory, relation_key
 from spacy_punctgen.data.preprocess import PunctSentence, preprocess_file, subtree_spans
 
-SAMPLE = Path(__file__).resolve().parents[1] / "assets" / "sample"
+SAMPLE = Path(__file__).resolve().parents[2] / "assets" / "sample"
 
 
 def sent(words, heads, deprels, slots):

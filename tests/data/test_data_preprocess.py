@@ -11,10 +11,10 @@ from spacy_punctgen.data.preprocess import (
     is_abbreviation, preprocess_file, preprocess_sentence, subtree_spans,
 )
 
-FIX = Path(__file__).parent / "fixtures"
+FIX = Path(__file__).resolve().parents[1] / "fixtures"
 EN = FIX / "en_fixture-ud-train.conllu"
 ES = FIX / "es_fixture-ud-test.conllu"
-UD = Path(__file__).resolve().parents[2] / "shared" / "ud"
+UD = Path(__file__).resolve().parents[3] / "shared" / "ud"
 LQ, RQ, LS, RS = "\u201c", "\u201d", "\u2018", "\u2019"
 
 

@@ -1,6 +1,5 @@
 """Restoration decoding: samples and exact slot marginals against brute-force enumeration of
 every underlying tree T' and channel path; MBR choices; determinism; clear errors."""
-import itertools
 from collections import Counter
 
 import numpy as np
@@ -13,60 +12,15 @@ from spacy_punctgen.decode.mbr import (METHODS, SlotChoice, mbr_index, restore_s
 from spacy_punctgen.evaluation.metrics import edit_distance
 from spacy_punctgen.model.punct_model import PunctModel
 from spacy_punctgen.data.preprocess import PunctSentence
-from spacy_punctgen.testing.reference import channel_prob
-from spacy_punctgen.data.underlying import underlying_sequences
-from test_features import toy_inventory, toy_sentences
+from spacy_punctgen.testing.reference import brute_joint, joint_marginals
+from spacy_punctgen.testing.toy import toy_inventory, toy_model, toy_sentences
 
 N_BIG = 20000
 
 
-def _model(direction, seed=3):
-    sents = toy_sentences()
-    mode = "attach" if direction == "attach" else "full"
-    m = PunctModel(toy_inventory(sents), mode=mode, direction="l2r" if mode == "attach" else direction)
-    m.initialize(m.prepare_all(sents), seed=seed, theta_scale=1.0, psi_scale=1.5)
-    return m
-
-
 @pytest.fixture(scope="module", params=["l2r", "r2l", "attach"])
 def model(request):
-    return _model(request.param)
-
-
-def _brute_joint(model, sentence):
-    """p(x | T) for every surface x, by enumerating all T' (model.node_distribution) and, per
-    slot, every candidate surface string scored by the reference channel enumerator."""
-    n = len(sentence.words)
-    dists = [model.node_distribution(sentence, w) for w in range(n)]
-    sym = model.inventory.symbols
-    sid = {s: i for i, s in enumerate(sym)}
-    phi = model.phi()
-    joint = Counter()
-    for choice in itertools.product(*dists):
-        prior = float(np.prod([c[2] for c in choice]))
-        us = underlying_sequences(sentence.heads, [(c[0], c[1]) for c in choice])
-        per_slot = []
-        for i, u in enumerate(us):
-            ids = ([0] if i == 0 else []) + [sid[t] for t in u]
-            opts = {}
-            alphabet = sorted(set(ids))
-            for m in range(1, len(ids) + 1) if ids else [0]:
-                for x in itertools.product(alphabet, repeat=m):
-                    p = channel_prob(ids, x, phi, model.r2l)
-                    if p > 0:
-                        opts[tuple(sym[s] for s in (x[1:] if i == 0 else x))] = p
-            per_slot.append(list(opts.items()))
-        for combo in itertools.product(*per_slot):
-            joint[tuple(x for x, _ in combo)] += prior * float(np.prod([p for _, p in combo]))
-    return joint
-
-
-def _marginals(joint, n_slots):
-    out = [Counter() for _ in range(n_slots)]
-    for x, p in joint.items():
-        for i, xi in enumerate(x):
-            out[i][xi] += p
-    return out
+    return toy_model(request.param)
 
 
 @pytest.mark.parametrize("prune", [0.0, None])
@@ -78,9 +32,9 @@ def test_exact_marginals_match_brute_force(model, k, prune, monkeypatch):
     if prune is not None:
         monkeypatch.setattr(decode, "EXACT_PRUNE", prune)
     sent = toy_sentences()[k]
-    joint = _brute_joint(model, sent)
+    joint = brute_joint(model, sent)
     assert sum(joint.values()) == pytest.approx(1.0, abs=1e-9)
-    brute = _marginals(joint, len(sent.slots))
+    brute = joint_marginals(joint, len(sent.slots))
     exact = slot_marginals(model, sent)
     for i, (b, e) in enumerate(zip(brute, exact)):
         assert set(e) <= set(b), i
@@ -93,7 +47,7 @@ def test_exact_marginals_match_brute_force(model, k, prune, monkeypatch):
 @pytest.mark.parametrize("k", [0, 4])
 def test_sample_frequencies_match_brute_force(model, k):
     sent = toy_sentences()[k]
-    joint = _brute_joint(model, sent)
+    joint = brute_joint(model, sent)
     samples = sample_punctuation(model, sent, n_samples=N_BIG, seed=11)
     freq = Counter(tuple(x) for x in samples)
     assert set(freq) <= {x for x, p in joint.items() if p > 0}
@@ -146,7 +100,7 @@ def test_mbr_beats_the_mode_on_a_hand_built_case():
 
 def test_exact_and_slot_pick_the_brute_force_mbr_string(model):
     sent = toy_sentences()[2]
-    brute = _marginals(_brute_joint(model, sent), len(sent.slots))
+    brute = joint_marginals(brute_joint(model, sent), len(sent.slots))
     exact = restore_sentence(model, sent, method="exact")
     slot = restore_sentence(model, sent, method="slot", n_samples=N_BIG, seed=5)
     assert len(exact) == len(slot) == len(sent.words) + 1

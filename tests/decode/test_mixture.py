@@ -15,15 +15,15 @@ from spacy_punctgen.decode.mbr import (METHODS, mixture_slot_marginals, restore_
                                    slot_marginals)
 from spacy_punctgen.evaluation.restoration import parsed_paths
 from spacy_punctgen.evaluation.metrics import edit_distance
-from test_decode import _brute_joint, _marginals, _model
-from test_features import toy_sentences
+from spacy_punctgen.testing.reference import brute_joint, joint_marginals
+from spacy_punctgen.testing.toy import toy_model, toy_sentences
 
 N_BIG = 20000
 
 
 @pytest.fixture(scope="module", params=["l2r", "r2l"])
 def model(request):
-    return _model(request.param)
+    return toy_model(request.param)
 
 
 def _other_tree(sent, heads, deprels=None):
@@ -51,7 +51,7 @@ def test_mixture_marginals_are_the_average_of_brute_force_marginals(model, k, mo
 
     monkeypatch.setattr(decode, "EXACT_PRUNE", 0.0)
     trees = _trees()[:k]
-    brute = [_marginals(_brute_joint(model, t), len(t.slots)) for t in trees]
+    brute = [joint_marginals(brute_joint(model, t), len(t.slots)) for t in trees]
     mix = mixture_slot_marginals(model, trees)
     assert len(mix) == len(trees[0].words) + 1
     for i, m in enumerate(mix):
@@ -66,7 +66,7 @@ def test_mixture_marginals_are_the_average_of_brute_force_marginals(model, k, mo
 
 def test_exact_mixture_choice_is_the_brute_force_mixture_mbr(model):
     trees = _trees()
-    brute = [_marginals(_brute_joint(model, t), len(t.slots)) for t in trees]
+    brute = [joint_marginals(brute_joint(model, t), len(t.slots)) for t in trees]
     (choice,) = restore_mixtures(model, [trees], method="exact")
     for i, c in enumerate(choice):
         mix = _average([b[i] for b in brute])
@@ -131,7 +131,7 @@ def test_parsed_paths_glob(tmp_path):
         parsed_paths(f"{tmp_path}/none-*.conllu")
 
 
-SAMPLE = Path(__file__).resolve().parents[1] / "assets" / "sample"
+SAMPLE = Path(__file__).resolve().parents[2] / "assets" / "sample"
 TEST = SAMPLE / "en_sample-ud-test.conllu"
 
 

@@ -8,7 +8,7 @@ import pytest
 
 from spacy_punctgen import cli
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 FIX = ROOT / "tests" / "fixtures"
 EN = FIX / "en_fixture-ud-train.conllu"
 ES = FIX / "es_fixture-ud-test.conllu"
@@ -55,7 +55,7 @@ def test_errors_exit_1_with_message(capsys):
 
 
 def test_module_entry_point_subprocess(tmp_path):
-    from conftest import package_env
+    from spacy_punctgen.testing.env import package_env
 
     proc = subprocess.run([sys.executable, "-m", "spacy_punctgen", "stats", str(ES), "--json"],
                           capture_output=True, text=True, env=package_env(), cwd=tmp_path, timeout=120)

@@ -7,7 +7,7 @@ import pytest
 from spacy_punctgen.inference.dp import inside_outside, log_prob, viterbi
 from spacy_punctgen.testing.reference import brute_force, numpy_inside
 
-from dp_fixtures import feasible_problem, random_problem
+from spacy_punctgen.testing.problems import random_problem
 
 
 @pytest.mark.parametrize("r2l", [False, True])

@@ -6,7 +6,7 @@ import pytest
 
 from spacy_punctgen.inference.dp import inside_outside, log_prob
 
-from dp_fixtures import feasible_problem
+from spacy_punctgen.testing.problems import feasible_problem
 
 
 @pytest.mark.parametrize("r2l", [False, True])

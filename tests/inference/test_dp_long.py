@@ -6,7 +6,7 @@ import numpy as np
 from spacy_punctgen.inference.dp import Grammar, build_lattice, inside_outside, viterbi
 from spacy_punctgen.testing.reference import numpy_inside
 
-from dp_fixtures import PUNCTEMES, random_phi
+from spacy_punctgen.testing.problems import PUNCTEMES, random_phi
 
 
 def long_problem(n, seed=0):

@@ -8,7 +8,7 @@ import pytest
 from spacy_punctgen.inference.dp import inside_outside, sample_posterior
 from spacy_punctgen.testing.reference import channel_prob, underlying_slots
 
-from dp_fixtures import feasible_problem
+from spacy_punctgen.testing.problems import feasible_problem
 
 
 def exact_joint(g, heads, slots, cands, probs, phi, r2l):

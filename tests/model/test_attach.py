@@ -2,9 +2,10 @@
 import numpy as np
 import pytest
 
-from spacy_punctgen.model.attach import AttachScorer, log_softmax_rows, segment_log_softmax
+from spacy_punctgen.model.attach import AttachScorer, log_softmax_rows
 from spacy_punctgen.model.features import FeatureConfig, FeatureExtractor, FeatureIndex
-from test_features import toy_inventory, toy_sentences
+from spacy_punctgen.testing.numpy_attach import backward, backward_sparse, segment_log_softmax
+from spacy_punctgen.testing.toy import toy_inventory, toy_sentences
 
 
 def test_segment_log_softmax_matches_naive():
@@ -77,7 +78,7 @@ def _naive_scores(ex, index, theta, rel, ptr, units, w):
 def test_forward_matches_naive_softmax_over_full_wd():
     inv, ex, index, scorer, data, theta = _setup()
     rel, ptr, units = _batch(data)
-    fwd = scorer.forward(theta, rel, ptr, units)
+    fwd = scorer.predict(theta, rel, ptr, units)
     assert len(fwd.node_off) == len(rel) + 1
     for w in range(len(rel)):
         a, b = fwd.node_off[w], fwd.node_off[w + 1]
@@ -91,9 +92,9 @@ def test_forward_matches_naive_softmax_over_full_wd():
 def test_backward_scatters_G_into_theta():
     inv, ex, index, scorer, data, theta = _setup(seed=1)
     rel, ptr, units = _batch(data)
-    fwd = scorer.forward(theta, rel, ptr, units)
+    fwd = scorer.predict(theta, rel, ptr, units)
     G = np.random.default_rng(5).normal(size=fwd.logp.size)
-    got = scorer.backward(fwd, G)
+    got = backward(scorer, fwd, G)
     want = np.zeros(index.size)
     for w in range(len(rel)):
         _, feats = _naive_scores(ex, index, theta, rel, ptr, units, w)
@@ -109,16 +110,16 @@ def test_loglik_gradient_is_mu_minus_p():
     inv, ex, index, scorer, data, theta = _setup(seed=2)
     rel, ptr, units = _batch(data)
     rng = np.random.default_rng(3)
-    fwd = scorer.forward(theta, rel, ptr, units)
+    fwd = scorer.predict(theta, rel, ptr, units)
     gold = np.array([fwd.node_off[w] + rng.integers(0, fwd.node_off[w + 1] - fwd.node_off[w])
                      for w in range(len(rel))])
 
     def f(th):
-        return scorer.forward(th, rel, ptr, units).logp[gold].sum()
+        return scorer.predict(th, rel, ptr, units).logp[gold].sum()
 
     mu = np.zeros_like(fwd.logp)
     mu[gold] = 1.0
-    grad = scorer.backward(fwd, mu - np.exp(fwd.logp))
+    grad = backward(scorer, fwd, mu - np.exp(fwd.logp))
     for j in rng.choice(np.flatnonzero(grad), size=min(15, np.count_nonzero(grad)), replace=False):
         e = np.zeros_like(theta)
         e[j] = 1e-6
@@ -131,31 +132,31 @@ def test_without_known_features_the_distribution_is_uniform():
     ex = FeatureExtractor(inv)
     scorer = AttachScorer(ex, FeatureIndex.empty())
     rel, ptr, units = ex.sentence_units(toy_sentences()[0])
-    fwd = scorer.forward(np.zeros(0), rel, ptr, units)
+    fwd = scorer.predict(np.zeros(0), rel, ptr, units)
     for w in range(len(rel)):
         a, b = fwd.node_off[w], fwd.node_off[w + 1]
         np.testing.assert_allclose(np.exp(fwd.logp[a:b]), 1.0 / (b - a))  # uniform over W_d
-    g = scorer.backward(fwd, np.ones_like(fwd.logp))
+    g = backward(scorer, fwd, np.ones_like(fwd.logp))
     assert g.shape == (0,)
 
 
 def test_scorer_cache_grows_with_new_units():
     inv, ex, index, scorer, data, theta = _setup()
     rel, ptr, units = _batch(data[:2])
-    before = scorer.forward(theta, rel, ptr, units).logp.copy()
+    before = scorer.predict(theta, rel, ptr, units).logp.copy()
     rid = int(ex.sentence_units(toy_sentences()[3])[0][0])
     new = ex.unit_id(rid, "root|word=NEVER-SEEN")  # interned after the first forward
     T, eu, ec, ef = scorer.unit_weights(theta, np.array([new]), ex.rel_tables[rid])
     assert eu.size == 0 and not T.any()  # no known features
-    np.testing.assert_array_equal(scorer.forward(theta, rel, ptr, units).logp, before)
+    np.testing.assert_array_equal(scorer.predict(theta, rel, ptr, units).logp, before)
 
 
 def test_sparse_backward_matches_dense():
     inv, ex, index, scorer, data, theta = _setup(seed=4)
     rel, ptr, units = _batch(data)
-    fwd = scorer.forward(theta, rel, ptr, units)
+    fwd = scorer.predict(theta, rel, ptr, units)
     G = np.random.default_rng(1).normal(size=fwd.logp.size)
-    idx, val = scorer.backward_sparse(fwd, G)
+    idx, val = backward_sparse(scorer, fwd, G)
     dense = np.zeros(index.size)
     np.add.at(dense, idx, val)
-    np.testing.assert_allclose(dense, scorer.backward(fwd, G), rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(dense, backward(scorer, fwd, G), rtol=1e-12, atol=1e-12)

@@ -19,9 +19,9 @@ from spacy_punctgen.data.preprocess import PunctSentence, preprocess_file
 from spacy_punctgen.pipeline.shipped import default_model_path
 from spacy_punctgen.training.train import TrainConfig, train_model
 
-from dp_fixtures import random_projective_heads
+from spacy_punctgen.testing.problems import random_projective_heads
 
-SAMPLE = Path(__file__).resolve().parents[1] / "assets" / "sample"
+SAMPLE = Path(__file__).resolve().parents[2] / "assets" / "sample"
 SPLITS = ("train", "dev", "test")
 
 
@@ -205,7 +205,7 @@ def numpy_candidate_fields(n, n_pm, allc, node):
 
 
 def test_compiled_candidate_arrays_equal_the_numpy_ones(shipped, sample_sents):
-    from dp_fixtures import random_problem
+    from spacy_punctgen.testing.problems import random_problem
 
     rng = np.random.default_rng(3)
     lattices = [shipped.prepare(s, smoothed=sm).lattice for s in sample_sents[:40] for sm in (False, True)]

@@ -7,10 +7,11 @@ import pytest
 
 from spacy_punctgen.model.features import FeatureConfig, FeatureIndex
 from spacy_punctgen.data.inventory import PunctInventory
-from spacy_punctgen.model.punct_model import PunctModel, _features_from_groups
+from spacy_punctgen.model.dictionary import features_from_groups
+from spacy_punctgen.model.punct_model import PunctModel
 from spacy_punctgen.data.preprocess import preprocess_file
 
-SAMPLE = Path(__file__).resolve().parents[1] / "assets" / "sample"
+SAMPLE = Path(__file__).resolve().parents[2] / "assets" / "sample"
 
 
 def features_by_candidates(model, train):
@@ -51,7 +52,7 @@ def test_mask_features_equal_candidate_features(templates):
 def test_shared_contexts_are_merged_in_order():
     hashes = np.array([7, 3, 7, 5], dtype=np.uint64)  # hash 7: two units (two relations)
     props = [np.array([1, 4], dtype=np.uint64), np.array([2, 4, 9], dtype=np.uint64)]
-    got = _features_from_groups(hashes, np.array([0, 1, 1, 0]), props)
+    got = features_from_groups(hashes, np.array([0, 1, 1, 0]), props)
     pairs = {(7, 1), (7, 4), (3, 2), (3, 4), (3, 9), (7, 2), (7, 9), (5, 1), (5, 4)}
     want = FeatureIndex.from_pairs(np.array([c for c, _ in sorted(pairs)], dtype=np.uint64),
                                    np.array([p for _, p in sorted(pairs)], dtype=np.uint64))

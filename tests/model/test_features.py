@@ -1,8 +1,5 @@
-"""ATTACH feature templates, symmetric-mark rules, stable hashing and the feature dictionary.
-
-The toy sentences defined here are reused by the other model tests
-(``from test_features import toy_sentences, toy_inventory``).
-"""
+"""ATTACH feature templates, symmetric-mark rules, stable hashing and the feature dictionary
+(on the toy sentences of ``spacy_punctgen.testing.toy``)."""
 import subprocess
 import sys
 
@@ -13,39 +10,7 @@ from spacy_punctgen.model.features import (ALL_TEMPLATES, FeatureConfig, Feature
                                      is_mirror, is_unmatched, node_contexts, pair_property_strings,
                                      stable_hash)
 from spacy_punctgen.data.inventory import PunctInventory
-from spacy_punctgen.data.preprocess import PunctSentence
-
-LQ, RQ = "\u201c", "\u201d"
-
-
-def _S(words, upos, heads, deprels, slots):
-    return PunctSentence(words=list(words), upos=list(upos), xpos=["_"] * len(words),
-                         deprels=list(deprels), heads=list(heads), slots=[tuple(s) for s in slots])
-
-
-def toy_sentences():
-    """Five short depunctuated sentences with commas, periods, quotes, parentheses, a colon."""
-    return [
-        # He said “ hi ” .
-        _S(["He", "said", "hi"], ["PRON", "VERB", "INTJ"], [1, -1, 1], ["nsubj", "root", "ccomp"],
-           [(), (), (LQ,), (RQ, ".")]),
-        # apples , pears and plums .
-        _S(["apples", "pears", "and", "plums"], ["NOUN", "NOUN", "CCONJ", "NOUN"], [-1, 0, 3, 0],
-           ["root", "conj", "cc", "conj"], [(), (",",), (), (), (".",)]),
-        # Bob ( my friend ) left .
-        _S(["Bob", "my", "friend", "left"], ["PROPN", "PRON", "NOUN", "VERB"], [3, 2, 0, -1],
-           ["nsubj", "nmod:poss", "appos", "root"], [(), ("(",), (), (")",), (".",)]),
-        # Note : it rains , “ really ” .
-        _S(["Note", "it", "rains", "really"], ["NOUN", "PRON", "VERB", "ADV"], [-1, 2, 0, 2],
-           ["root", "nsubj", "parataxis", "advmod"], [(), (":",), (), (",", LQ), (RQ, ".")]),
-        # Yes , he left .
-        _S(["Yes", "he", "left"], ["INTJ", "PRON", "VERB"], [2, 2, -1], ["discourse", "nsubj", "root"],
-           [(), (",",), (), (".",)]),
-    ]
-
-
-def toy_inventory(sents=None, pairs_mode="halves"):
-    return PunctInventory.from_sentences(sents or toy_sentences(), min_count=1, pairs_mode=pairs_mode)
+from spacy_punctgen.testing.toy import LQ, RQ, toy_inventory, toy_sentences
 
 
 # ----------------------------------------------------------------- symmetric marks
@@ -77,7 +42,7 @@ def test_mirror():
 
 # ----------------------------------------------------------------- hashing
 def test_stable_hash_is_process_independent(tmp_path):
-    from conftest import package_env
+    from spacy_punctgen.testing.env import package_env
 
     code = "from spacy_punctgen.model.features import stable_hash; print(stable_hash('conj|child=cc'))"
     outs = set()

@@ -7,7 +7,7 @@ import pytest
 
 from spacy_punctgen.model.features import (DEFAULT_TEMPLATES, SURFACE_TEMPLATES, FeatureConfig,
                                      node_contexts)
-from test_features import LQ, RQ, _S, toy_inventory, toy_sentences
+from spacy_punctgen.testing.toy import LQ, RQ, punct_sentence as _S, toy_inventory, toy_sentences
 
 NEW = ("phead", "word_dir", "kid_words", "edge_upos", "inner_rel", "inner_upos", "inner_side", "inner_count")
 
@@ -180,7 +180,8 @@ def test_inner_rel_keeps_p_x_given_T_normalised():
     """Σ_x p(x|T) = 1 over every reachable x with ``inner`` and the new templates on (brute
     force, the enumeration of test_objective_gradients)."""
     from spacy_punctgen.model.punct_model import PunctModel
-    from test_objective_gradients import reachable_surfaces, three_word_tree, total_probability
+    from spacy_punctgen.testing.reference import reachable_surfaces, total_probability
+    from spacy_punctgen.testing.toy import three_word_tree
 
     sents = toy_sentences()
     inv = toy_inventory(sents)

@@ -5,7 +5,8 @@ import numpy as np
 import pytest
 
 from spacy_punctgen.model.punct_model import CFG_FILE, FORMAT_VERSION, INVENTORY_FILE, PARAMS_FILE, PunctModel
-from test_features import toy_inventory, toy_sentences
+from spacy_punctgen.model.serialize import npz_bytes
+from spacy_punctgen.testing.toy import toy_inventory, toy_sentences
 
 
 @pytest.fixture(scope="module")
@@ -134,7 +135,7 @@ def test_inconsistent_feature_arrays_are_refused(model, tmp_path):
     params = dict(np.load(tmp_path / PARAMS_FILE))
     params["ctx_counts"] = params["ctx_counts"].copy()
     params["ctx_counts"][0] += 1  # no longer sums to n_features
-    (tmp_path / PARAMS_FILE).write_bytes(PunctModel._npz_bytes(params))
+    (tmp_path / PARAMS_FILE).write_bytes(npz_bytes(params))
     with pytest.raises(ValueError, match=r"params\.npz.*ctx_counts"):
         PunctModel.from_disk(tmp_path)
     with zipfile.ZipFile(tmp_path / PARAMS_FILE) as zf:  # the arrays are stored deflated

@@ -7,7 +7,8 @@ import numpy as np
 import pytest
 
 from spacy_punctgen.model.punct_model import PunctModel
-from test_features import toy_inventory, toy_sentences
+from spacy_punctgen.testing.reference import reachable_surfaces, total_probability
+from spacy_punctgen.testing.toy import punct_sentence as _S, three_word_tree, toy_inventory, toy_sentences
 
 
 def _model(mode, direction, seed=0):
@@ -119,7 +120,6 @@ def test_sparse_gradient_matches_dense():
 def test_smoothing_keeps_a_distribution_and_rescues_impossible_sentences():
     """Smoothed evaluation: δ=0 is the plain model; δ>0 costs little on possible sentences
     and gives impossible ones (unseen pair, unseen punctuation type) finite probability."""
-    from test_features import _S
 
     model, preps = _model("attach", "l2r", seed=6)
     model.theta = model.theta.astype(np.float32)
@@ -142,80 +142,6 @@ def test_smoothing_keeps_a_distribution_and_rescues_impossible_sentences():
     assert res["n_impossible"] == 0
     best = model.best_underlying(model.prepare_eval(odd)[0])
     assert ("<unk>",) in [p for lr in best for p in lr]
-
-
-def _channel_outputs(u, phi, r2l):
-    """All surface strings of underlying ``u`` (symbol ids) with their probabilities (brute force)."""
-    seq = list(reversed(u)) if r2l else list(u)
-    out = {}
-
-    def go(i, pending, emitted, prob):
-        if i == len(seq):
-            s = emitted + ([pending] if pending is not None else [])
-            s = tuple(reversed(s)) if r2l else tuple(s)
-            out[s] = out.get(s, 0.0) + prob
-            return
-        b = seq[i]
-        if pending is None:
-            go(i + 1, b, emitted, prob)
-            return
-        a = pending
-        go(i + 1, b, emitted + [a], prob * phi[a, b, 0])  # keep
-        go(i + 1, a, emitted, prob * phi[a, b, 1])  # absorb-left
-        go(i + 1, b, emitted, prob * phi[a, b, 2])  # absorb-right
-        go(i + 1, a, emitted + [b], prob * phi[a, b, 3])  # transpose
-
-    go(0, None, [], 1.0)
-    return out
-
-
-def reachable_surfaces(model, base):
-    """Every surface punctuation x (one tuple per slot) the model can produce for BASE's
-    tree: each node's pairs, sprouted innermost first (right) / outermost first (left),
-    then every channel output per slot.  A superset of the support, for Σ_x p(x|T)."""
-    import itertools
-
-    from spacy_punctgen.data.trees import forest
-
-    inv = model.inventory
-    prep = model.prepare(base)
-    tables = [model.extractor.rel_tables[int(r)] for r in prep.rel_ids]
-    pm, sym, phi = inv.punctemes, inv.symbol_id, model.phi()
-    fo = forest(base.heads)
-    lo, hi = fo.first, fo.last
-    n, n_slots = len(base.words), len(base.words) + 1
-    slot_sets = [set() for _ in range(n_slots)]
-    for choice in itertools.product(*[range(t.size) for t in tables]):
-        u = [[] for _ in range(n_slots)]
-        for w in sorted(range(n), key=lambda w: hi[w] - lo[w]):  # innermost first
-            u[hi[w] + 1] += [sym(t) for t in pm[tables[w].pairs[choice[w]][1]]]
-        for w in sorted(range(n), key=lambda w: -(hi[w] - lo[w])):  # outermost first
-            u[lo[w]] += [sym(t) for t in pm[tables[w].pairs[choice[w]][0]]]
-        for i in range(n_slots):
-            x0 = ([0] if i == 0 else []) + u[i]
-            for s in _channel_outputs(x0, phi, model.r2l):
-                slot_sets[i].add(tuple(inv.symbols[k] for k in (s[1:] if i == 0 else s)))
-    return [list(xs) for xs in itertools.product(*[sorted(s) for s in slot_sets])]
-
-
-def total_probability(model, base, surfaces) -> float:
-    """Σ p(x|T) over SURFACES for BASE's tree."""
-    from test_features import _S
-
-    total = 0.0
-    for xs in surfaces:
-        lp = model.log_prob(_S(base.words, base.upos, base.heads, base.deprels, xs))
-        if np.isfinite(lp):
-            total += np.exp(lp)
-    return total
-
-
-def three_word_tree():
-    """A 3-word tree whose root has an interior slot (W_d small enough to enumerate)."""
-    from test_features import _S
-
-    return _S(["He", "said", "hi"], ["PRON", "VERB", "INTJ"], [1, -1, 1], ["nsubj", "root", "ccomp"],
-              [(), (), (), ()])
 
 
 @pytest.mark.parametrize("mode,direction", [("full", "l2r"), ("full", "r2l"), ("attach", "l2r")])

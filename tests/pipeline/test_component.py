@@ -1,39 +1,11 @@
-"""The punctgen spaCy component: factory, clear errors, analysis, round-trips."""
+"""The punctgen spaCy component: factory, clear errors, analysis, round-trips.
+
+The fixtures ``model_dir``, ``nlp``, ``gold_docs`` and ``snapshot`` are in ``conftest.py``."""
 import math
-from pathlib import Path
 
 import pytest
 import spacy
 from spacy.tokens import Doc
-
-from spacy_punctgen.data.conllu import read_conllu
-from spacy_punctgen.pipeline.doc_convert import doc_from_ud
-from spacy_punctgen.data.preprocess import preprocess_file
-from spacy_punctgen.training.train import TrainConfig, train_model
-
-SAMPLE = Path(__file__).resolve().parents[1] / "assets" / "sample"
-
-
-@pytest.fixture(scope="module")
-def model_dir(tmp_path_factory):
-    train, _ = preprocess_file(SAMPLE / "en_sample-ud-train.conllu")
-    dev, _ = preprocess_file(SAMPLE / "en_sample-ud-dev.conllu")
-    cfg = TrainConfig(epochs=2, sentences_per_epoch=0, direction="r2l", progress=False)
-    model, _ = train_model(train, dev, cfg)
-    out = tmp_path_factory.mktemp("model")
-    model.to_disk(out)
-    return out
-
-
-@pytest.fixture(scope="module")
-def nlp(model_dir):
-    nlp = spacy.blank("en")
-    nlp.add_pipe("punctgen", config={"model": str(model_dir)})
-    return nlp
-
-
-def gold_docs(nlp, n=12):
-    return [doc_from_ud(nlp.vocab, ud) for ud in read_conllu(SAMPLE / "en_sample-ud-test.conllu")[:n]]
 
 
 def test_factory_resolves_without_model():
@@ -60,7 +32,7 @@ def test_bad_model_path_names_the_path(tmp_path):
         spacy.blank("en").add_pipe("punctgen", config={"model": str(tmp_path / "nothing-here")})
 
 
-def test_analysis_of_real_sentences(nlp):
+def test_analysis_of_real_sentences(nlp, gold_docs):
     for doc in gold_docs(nlp):
         doc = nlp(doc)
         entries = doc._.underlying_punct
@@ -89,7 +61,7 @@ def test_analysis_of_real_sentences(nlp):
         assert doc._.punct_logprob <= 0
 
 
-def test_bytes_and_disk_round_trip(nlp, tmp_path):
+def test_bytes_and_disk_round_trip(nlp, tmp_path, gold_docs):
     docs = [nlp(d) for d in gold_docs(nlp, 6)]
     nlp2 = spacy.blank("en")
     nlp2.add_pipe("punctgen")
@@ -106,10 +78,6 @@ def test_bytes_and_disk_round_trip(nlp, tmp_path):
 # ---------------------------------------------------------------- bad input
 def parsed(nlp, words, heads, deps, pos, spaces=None, sent_starts=None):
     return Doc(nlp.vocab, words=words, heads=heads, deps=deps, pos=pos, spaces=spaces, sent_starts=sent_starts)
-
-
-def snapshot(doc):
-    return [(t.text, t.whitespace_, t.pos_, t.tag_, t.dep_, t.head.i, t.is_sent_start) for t in doc]
 
 
 def test_empty_and_whitespace_docs_have_no_slots(nlp):
@@ -133,7 +101,7 @@ def test_punctuation_only_doc(nlp):
     assert doc[0]._.punct_left is None
 
 
-def test_several_sentences_in_one_doc(nlp):
+def test_several_sentences_in_one_doc(nlp, gold_docs):
     docs = gold_docs(nlp, 3)
     one = Doc.from_docs(docs)
     assert len(list(one.sents)) == 3
@@ -151,7 +119,7 @@ def test_several_sentences_in_one_doc(nlp):
         offset += len(d)
 
 
-def test_input_tokens_and_annotations_are_not_mutated(nlp):
+def test_input_tokens_and_annotations_are_not_mutated(nlp, gold_docs, snapshot):
     for doc in gold_docs(nlp, 6):
         before = snapshot(doc)
         nlp(doc)
@@ -166,7 +134,7 @@ def test_punct_heading_a_word_is_lifted_not_refused(nlp):
     assert [e["surface"] for e in out._.underlying_punct] == [(), ("-",), (), ()]
 
 
-def test_pickled_pipeline_predicts_the_same(nlp):
+def test_pickled_pipeline_predicts_the_same(nlp, gold_docs):
     import pickle
 
     docs = [nlp(d) for d in gold_docs(nlp, 4)]
@@ -186,7 +154,7 @@ def test_bad_settings_are_clear_errors(setting):
 
 
 # ------------------------------------------------------- shipped default model
-def test_default_model_is_the_shipped_one(model_dir, monkeypatch):
+def test_default_model_is_the_shipped_one(model_dir, monkeypatch, gold_docs):
     from spacy_punctgen.pipeline import component
 
     monkeypatch.setattr(component, "shipped_model_path", lambda lang: model_dir if lang == "en" else None)
@@ -202,7 +170,7 @@ def test_default_model_is_the_shipped_one(model_dir, monkeypatch):
         fr(Doc(fr.vocab, words=["Bonjour"], heads=[0], deps=["ROOT"], pos=["INTJ"]))
 
 
-def test_real_shipped_english_model_needs_no_config():
+def test_real_shipped_english_model_needs_no_config(gold_docs):
     from spacy_punctgen.pipeline.component import shipped_model_path
 
     if shipped_model_path("en") is None:
@@ -214,7 +182,7 @@ def test_real_shipped_english_model_needs_no_config():
     assert math.isfinite(doc._.punct_logprob)
 
 
-def test_punct_logprob_is_what_perplexity_scores(nlp):
+def test_punct_logprob_is_what_perplexity_scores(nlp, gold_docs):
     from spacy_punctgen.pipeline.doc_convert import span_to_sentence
 
     pm = nlp.get_pipe("punctgen").punct_model
@@ -223,7 +191,7 @@ def test_punct_logprob_is_what_perplexity_scores(nlp):
         assert nlp(doc)._.punct_logprob == pytest.approx(pm.perplexity(pm.prepare_eval([ps]))["log_prob"])
 
 
-def test_channel_reconstructs_the_surface_from_the_underlying_punctuation():
+def test_channel_reconstructs_the_surface_from_the_underlying_punctuation(gold_docs):
     """The channel's most likely output of each slot's underlying string is the
     Doc's own punctuation (shipped EWT model, all sample test sentences it can explain)."""
     from spacy_punctgen.model.channel import channel_distribution
@@ -231,8 +199,8 @@ def test_channel_reconstructs_the_surface_from_the_underlying_punctuation():
     nlp = spacy.blank("en")
     pipe = nlp.add_pipe("punctgen")  # the shipped English model
     n = 0
-    for ud in read_conllu(SAMPLE / "en_sample-ud-test.conllu"):
-        doc = nlp(doc_from_ud(nlp.vocab, ud))
+    for gold in gold_docs(nlp, None):
+        doc = nlp(gold)
         pm = pipe.punct_model
         sym = {s: i for i, s in enumerate(pm.inventory.symbols)}
         phi = pm.phi()
@@ -249,13 +217,13 @@ def test_channel_reconstructs_the_surface_from_the_underlying_punctuation():
     assert n > 500
 
 
-def test_spacy_package_keeps_predictions(nlp, tmp_path):
+def test_spacy_package_keeps_predictions(nlp, tmp_path, gold_docs):
     """`spacy package` of a pipeline with punctgen: the packaged data loads back and
     predicts exactly as the original pipeline on the sample test split."""
     import subprocess
     import sys
 
-    from conftest import package_env
+    from spacy_punctgen.testing.env import package_env
 
     nlp.to_disk(tmp_path / "pipe")
     out = tmp_path / "packages"

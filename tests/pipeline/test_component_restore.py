@@ -1,5 +1,6 @@
-"""The punctgen component in restoration mode, and insert_punctuation."""
+"""The punctgen component in restoration mode, and insert_punctuation (fixtures: ``conftest.py``)."""
 import pickle
+from pathlib import Path
 
 import pytest
 import spacy
@@ -7,7 +8,8 @@ from spacy.tokens import Doc
 
 from spacy_punctgen import insert_punctuation
 from spacy_punctgen.evaluation.metrics import aed
-from test_component import SAMPLE, gold_docs, model_dir, nlp, snapshot  # noqa: F401 (fixtures)
+
+SAMPLE = Path(__file__).resolve().parents[2] / "assets" / "sample"
 
 
 # -------------------------------------------------------------- restoration
@@ -31,7 +33,7 @@ def restorer(model_dir):
     return nlp
 
 
-def test_restoration_entries_and_text(restorer):
+def test_restoration_entries_and_text(restorer, snapshot):
     sents, docs = depunct_docs(restorer)
     for s, doc in zip(sents, docs):
         before = snapshot(doc)
@@ -94,7 +96,7 @@ def test_insert_punctuation_spacing_and_attachment():
     assert insert_punctuation(zh).text == "我来了\u3002"
 
 
-def test_insert_punctuation_needs_restoration(nlp):
+def test_insert_punctuation_needs_restoration(nlp, gold_docs):
     with pytest.raises(ValueError, match="E006"):
         insert_punctuation(gold_docs(nlp, 1)[0])
 
@@ -111,7 +113,7 @@ def test_usage_example_output(model_dir):
     assert [e["surface"] for e in doc._.restored_punct] == [(), (), (), (",",), (), (".",)]
 
 
-def test_restoring_punctuated_text_replaces_its_punctuation(restorer, nlp):
+def test_restoring_punctuated_text_replaces_its_punctuation(restorer, nlp, gold_docs):
     for doc in gold_docs(nlp, 4):
         words = [t.text for t in doc if t.pos_ != "PUNCT"]
         out = restorer(doc)

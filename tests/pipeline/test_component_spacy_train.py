@@ -15,11 +15,11 @@ from pathlib import Path
 import pytest
 import spacy
 
-from conftest import package_env
+from spacy_punctgen.testing.env import package_env
 from spacy_punctgen.data.conllu import read_conllu
 from spacy_punctgen.data.preprocess import is_punct
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 SAMPLE = ROOT / "assets" / "sample"
 CODE = ROOT / "scripts" / "punctgen_code.py"
 

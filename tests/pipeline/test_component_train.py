@@ -13,7 +13,7 @@ from thinc.api import Adam
 from spacy_punctgen.data.conllu import read_conllu
 from spacy_punctgen.pipeline.doc_convert import doc_from_ud, gold_sentences
 
-SAMPLE = Path(__file__).resolve().parents[1] / "assets" / "sample"
+SAMPLE = Path(__file__).resolve().parents[2] / "assets" / "sample"
 
 
 def examples(nlp, split="train", n=None, per_doc=1):

@@ -18,7 +18,7 @@ from spacy_punctgen.decode.render import render_text
 from spacy_punctgen.pipeline.restore import restore_docs
 from spacy_punctgen.training.train import TrainConfig, train_model
 
-SAMPLE = Path(__file__).resolve().parents[1] / "assets" / "sample"
+SAMPLE = Path(__file__).resolve().parents[2] / "assets" / "sample"
 TEST = SAMPLE / "en_sample-ud-test.conllu"
 
 

@@ -9,7 +9,7 @@ from spacy_punctgen.evaluation.perplexity import evaluate_model
 from spacy_punctgen.model.punct_model import PunctModel
 from spacy_punctgen.pipeline.shipped import MODELS_DIR, SHIPPED, default_model_path
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 SAMPLE_TEST = ROOT / "assets" / "sample" / "en_sample-ud-test.conllu"
 #: measured when the model was shipped (docs/results_model.md): 1.2507 per slot on this file
 SAMPLE_PPL_MAX = 1.27

@@ -18,7 +18,7 @@ import spacy_punctgen.pipeline.component  # noqa: E402,F401  (registers "punctge
 from spacy_punctgen.data.conllu import read_conllu  # noqa: E402
 from spacy_punctgen.data.preprocess import is_punct  # noqa: E402
 
-SAMPLE = Path(__file__).resolve().parents[1] / "assets" / "sample"
+SAMPLE = Path(__file__).resolve().parents[2] / "assets" / "sample"
 TOKENIZER = "epochs=1;dimension=16;batch_size=50;segment_size=50;dropout=0.1;early_stopping=0"
 TAGGER = ("models=1;templates_1=tagger;iterations_1=1;guesser_suffix_rules_1=2;use_lemma_1=0;"
           "provide_lemma_1=0;use_xpostag_1=1;provide_xpostag_1=1;use_feats_1=0;provide_feats_1=0")

@@ -10,8 +10,10 @@ from spacy_punctgen.data.inventory import PunctInventory
 from spacy_punctgen.training.lazy_adam import LazyAdam
 from spacy_punctgen.model.punct_model import PunctModel
 from spacy_punctgen.data.preprocess import preprocess_file
+from spacy_punctgen.testing import numpy_attach, numpy_objective
+from spacy_punctgen.testing.numpy_adam import adam_step
 
-SAMPLE = Path(__file__).resolve().parents[1] / "assets" / "sample"
+SAMPLE = Path(__file__).resolve().parents[2] / "assets" / "sample"
 
 
 @pytest.fixture(scope="module")
@@ -37,7 +39,7 @@ def test_compiled_adam_step_is_bit_identical(average):
         grad = rng.standard_normal(idx.size)
         l2 = 1e-3 * (step % 3)
         a.step(theta_a, idx, grad, l2=l2)
-        b._step_numpy(theta_b, idx, grad, l2=l2)
+        adam_step(b, theta_b, idx, grad, l2=l2)
     assert np.array_equal(theta_a, theta_b)
     assert np.array_equal(a.state, b.state) and np.array_equal(a.last, b.last)
     a.sync(theta_a)
@@ -48,15 +50,15 @@ def test_compiled_adam_step_is_bit_identical(average):
 def test_compiled_attach_matches_numpy(sample):
     model, preps = sample
     batch = preps[:7]
-    fast, pos_f, _ = model._forward(batch, fast=True)
+    fast, backprop, pos_f, _ = model._begin_update(batch)
     slow, pos_s, _ = model._forward(batch)
     assert np.array_equal(fast.node_off, slow.node_off)
     np.testing.assert_allclose(fast.logp, slow.logp, rtol=1e-12, atol=1e-12)
     G = np.random.default_rng(2).standard_normal(len(fast.logp))
-    idx, val = model.scorer.backward_fast(fast, G)
+    idx, val = backprop(G)
     assert len(np.unique(idx)) == len(idx) > 0
     want = np.zeros(model.n_features)
-    np.add.at(want, *model.scorer.backward_sparse(slow, G))
+    np.add.at(want, *numpy_attach.backward_sparse(model.scorer, slow, G))
     got = np.zeros(model.n_features)
     got[idx] = val
     np.testing.assert_allclose(got, want, rtol=1e-10, atol=1e-12)
@@ -66,7 +68,7 @@ def test_objective_fast_matches_reference(sample):
     model, preps = sample
     for xi in (0.0, 0.5):
         a = model.objective_and_gradient(preps[:10], l2=0.01, xi=xi)
-        b = model.objective_and_gradient(preps[:10], l2=0.01, xi=xi, fast=False)
+        b = numpy_objective.objective_and_gradient(model, preps[:10], l2=0.01, xi=xi)
         assert a.objective == pytest.approx(b.objective, rel=1e-12)
         np.testing.assert_allclose(a.grad_theta, b.grad_theta, rtol=1e-9, atol=1e-12)
         np.testing.assert_allclose(a.grad_psi, b.grad_psi, rtol=1e-9, atol=1e-12)
@@ -84,13 +86,14 @@ def test_training_steps_give_the_same_parameters(sample):
         all_psi = np.arange(model.psi.size)
         for a in range(0, 125, 5):
             batch = preps[a % len(preps):a % len(preps) + 5]
-            res = model.objective_and_gradient(batch, l2=0.05, xi=0.0, sparse=True, fast=fast)
             if fast:
+                res = model.objective_and_gradient(batch, l2=0.05, xi=0.0, sparse=True)
                 opt.step(model.theta, res.theta_idx, -res.theta_val, l2=0.05, unique=True)
                 opt_psi.step(model.psi.reshape(-1), all_psi, -res.grad_psi.ravel(), unique=True)
             else:
-                opt._step_numpy(model.theta, res.theta_idx, -res.theta_val, l2=0.05)
-                opt_psi._step_numpy(model.psi.reshape(-1), all_psi, -res.grad_psi.ravel())
+                res = numpy_objective.objective_and_gradient(model, batch, l2=0.05, xi=0.0, sparse=True)
+                adam_step(opt, model.theta, res.theta_idx, -res.theta_val, l2=0.05)
+                adam_step(opt_psi, model.psi.reshape(-1), all_psi, -res.grad_psi.ravel())
         opt.sync(model.theta)
         opt_psi.sync(model.psi.reshape(-1))
         out.append((model.theta.copy(), model.psi.copy()))

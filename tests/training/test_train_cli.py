@@ -9,7 +9,7 @@ import pytest
 from spacy_punctgen.cli import main
 from spacy_punctgen.model.punct_model import PunctModel
 
-SAMPLE = Path(__file__).resolve().parents[1] / "assets" / "sample"
+SAMPLE = Path(__file__).resolve().parents[2] / "assets" / "sample"
 TRAIN = SAMPLE / "en_sample-ud-train.conllu"
 DEV = SAMPLE / "en_sample-ud-dev.conllu"
 TEST = SAMPLE / "en_sample-ud-test.conllu"

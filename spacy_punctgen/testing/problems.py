@@ -1,7 +1,10 @@
-"""Seeded generators of tiny random problems for the DP tests."""
+"""Seeded generators of tiny random DP problems (a grammar, a projective tree, surface slots,
+candidate puncteme pairs and a channel) for the tests of :mod:`spacy_punctgen.inference.dp`."""
+import math
+
 import numpy as np
 
-from spacy_punctgen.inference.dp import Grammar, build_lattice, tree_structure
+from spacy_punctgen.inference.dp import Grammar, build_lattice, log_prob, tree_structure
 
 PUNCTEMES = [(), (1,), (2,), (1, 2), (2, 1), (1, 1), (3,), (3, 1)]
 
@@ -56,10 +59,6 @@ def random_problem(rng, n=None, S=4, max_cands=4, p_empty=0.5):
 
 def feasible_problem(seed, **kw):
     """A random problem with p(x|T) > 0 in both channel directions."""
-    import math
-
-    from spacy_punctgen.inference.dp import log_prob
-
     rng = np.random.default_rng(seed)
     while True:
         prob = random_problem(rng, **kw)

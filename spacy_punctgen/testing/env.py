@@ -1,4 +1,4 @@
-"""Shared test helpers."""
+"""The environment of a subprocess that must import the same ``spacy_punctgen`` as the caller."""
 import os
 from pathlib import Path
 

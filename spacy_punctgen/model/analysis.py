@@ -1,0 +1,74 @@
+"""What a trained model says about one sentence: its best underlying punctuation, the
+``punctgen`` component's per-sentence report, ATTACH's distribution at a node.
+
+Functions of a :class:`~.punct_model.PunctModel` (which exposes them as methods).
+"""
+from __future__ import annotations
+
+from typing import List, Optional, Sequence, Tuple
+
+import numpy as np
+
+from spacy_punctgen.data.preprocess import PunctSentence
+from spacy_punctgen.inference.dp import Lattice, log_prob as dp_log_prob, restrict_lattice, viterbi
+from spacy_punctgen.model.backoff import backoff_mixture
+
+Pairs = List[Tuple[Tuple[str, ...], Tuple[str, ...]]]
+
+
+def _pairs(model, lat: Lattice, best: Sequence[int]) -> Pairs:
+    """The ``(l, r)`` punctemes (token tuples) of the lattice candidates ``best``, one per node."""
+    return [(model.puncteme(int(lat.cand_l[k])), model.puncteme(int(lat.cand_r[k]))) for k in best]
+
+
+def best_underlying(model, sentence) -> Optional[Pairs]:
+    """The best derivation's ``(l, r)`` puncteme per node, or None if ``p(x|T) = 0``."""
+    prep = model._as_prepared(sentence)
+    fwd, pos, _ = model._forward([prep])
+    cand_p = model._cand_p(fwd, prep, pos[0])
+    logbest, best = viterbi(prep.lattice, model.grammar, cand_p, model._phi(), model.r2l)
+    if not np.isfinite(logbest):
+        return None
+    return _pairs(model, prep.lattice, best)
+
+
+def analyze(model, sentences: Sequence[PunctSentence], chunk: int = 256) -> List[Tuple[Optional[Pairs], float]]:
+    """Per sentence, what the ``punctgen`` component reports: the best derivation's pairs
+    (:func:`best_underlying` of the unsmoothed model, None if ``p(x|T) = 0``) and
+    ``log p'(x|T)`` (``log_probs`` of ``prepare_eval``, with ``backoff``).
+
+    Each sentence is compiled once (smoothed when ``smooth_delta > 0``; the unsmoothed
+    lattice is that lattice without the smoothing pairs) and ATTACH-scored once for a
+    whole chunk of sentences; the results equal the separate calls.
+    """
+    out: List[Tuple[Optional[Pairs], float]] = []
+    smoothed = model.smooth_delta > 0
+    phi, g, r2l = model._phi(), model.grammar, model.r2l
+    n_pm = len(g.punctemes)
+    for a in range(0, len(sentences), max(1, int(chunk))):
+        preps = [model.prepare(s, smoothed) for s in sentences[a:a + chunk]]
+        fwd, pos, _ = model._forward(preps)
+        lp = np.empty(len(preps), dtype=np.float64)
+        bests = []
+        for j, (prep, ps) in enumerate(zip(preps, pos)):
+            lat = prep.lattice
+            lp[j] = dp_log_prob(lat, g, model._cand_p(fwd, prep, ps), phi, r2l)
+            if smoothed and lat.n_candidates:
+                plain = ~prep.cand_extra
+                lat, ps = restrict_lattice(lat, plain, n_pm), ps[plain]
+            logbest, best = viterbi(lat, g, np.exp(fwd.logp[ps]), phi, r2l)
+            bests.append(_pairs(model, lat, best) if np.isfinite(logbest) else None)
+        lp = backoff_mixture(lp, model._backoff_q(preps), model.backoff_eps)
+        out.extend(zip(bests, lp.tolist()))
+    return out
+
+
+def node_distribution(model, sentence, w: int) -> List[Tuple[Tuple[str, ...], Tuple[str, ...], float]]:
+    """``p_θ(l, r | w)`` over ``W_d(w)`` for node ``w``, most probable first."""
+    prep = model._as_prepared(sentence)
+    fwd, _, _ = model._forward([prep])
+    a, z = fwd.node_off[w], fwd.node_off[w + 1]
+    pairs = model.extractor.rel_tables[int(prep.rel_ids[w])].pairs
+    pm = model.inventory.punctemes
+    out = [(pm[int(l)], pm[int(r)], float(np.exp(v))) for (l, r), v in zip(pairs, fwd.logp[a:z])]
+    return sorted(out, key=lambda t: -t[2])

@@ -1,0 +1,228 @@
+"""Saving and loading a :class:`~.punct_model.PunctModel`: the format, its versions, validation.
+
+A model is three parts: ``cfg.json`` (hyperparameters, sizes, ``meta``), ``inventory.json``
+(the punctuation inventory) and ``params.npz`` (θ, ψ, the feature dictionary, the back-off
+model).  :func:`to_disk` writes them into a directory, :func:`to_bytes` into one msgpack blob;
+both are deterministic (sorted JSON keys, a deflated .npz with fixed timestamps and order), so
+equal models give equal bytes.
+
+Version 2 stores the feature dictionary factorised (distinct context / property hashes), a
+deflated params.npz, optional float16 θ.  Version 1 files (flat hash arrays) are still read.
+Loading checks every part and names the file (or blob part) that is wrong.
+"""
+from __future__ import annotations
+
+import io
+import json
+import zipfile
+from pathlib import Path
+from typing import Dict, Tuple, Union
+
+import numpy as np
+
+from spacy_punctgen.data.inventory import PunctInventory
+from spacy_punctgen.errors import Errors
+from spacy_punctgen.model.features import FeatureConfig, FeatureIndex
+
+FORMAT_NAME = "spacy-punctgen-model"
+FORMAT_VERSION = 2
+READABLE_VERSIONS = (1, 2)
+CFG_FILE, INVENTORY_FILE, PARAMS_FILE = "cfg.json", "inventory.json", "params.npz"
+PARAM_NAMES = ("theta", "psi", "ctx_keys", "ctx_counts", "prop_keys", "prop_idx",
+               "backoff_tok_logp", "backoff_len_logp")
+PARAM_NAMES_V1 = ("theta", "psi", "feature_ctx", "feature_prop", "backoff_tok_logp", "backoff_len_logp")
+
+
+def model_cfg(model) -> dict:
+    """The contents of ``cfg.json``."""
+    return {
+        "format": FORMAT_NAME,
+        "version": FORMAT_VERSION,
+        "mode": model.mode,
+        "direction": model.direction,
+        "xi": model.xi,
+        "backoff_eps": model.backoff_eps,
+        "smooth_delta": model.smooth_delta,
+        "features": model.feature_config.to_dict(),
+        "n_features": model.n_features,
+        "n_symbols": model.n_symbols,
+        "theta_dtype": model.theta_dtype,
+        "meta": model.meta,
+    }
+
+
+def model_params(model) -> Dict[str, np.ndarray]:
+    """The arrays of params.npz.  The sorted feature dictionary is stored factorised: the
+    distinct context hashes with their feature counts, and per feature the index of its
+    property hash among the distinct ones (a few thousand)."""
+    ctx, prop = model.index.ctx, model.index.prop
+    # = np.unique(ctx, return_counts=True) and np.unique(prop, return_inverse=True), without
+    # their sorted copies of 16 M-entry arrays (ctx is sorted; prop has few distinct values)
+    starts = np.flatnonzero(np.concatenate([[True], ctx[1:] != ctx[:-1]])) if ctx.size else \
+        np.zeros(0, dtype=np.int64)
+    ctx_keys = ctx[starts]
+    ctx_counts = np.diff(np.append(starts, ctx.size))
+    prop_keys = np.unique(prop)
+    idx_dtype = np.uint16 if prop_keys.size <= 1 << 16 else np.uint32
+    prop_idx = np.searchsorted(prop_keys, prop).astype(idx_dtype)
+    return {
+        "theta": np.ascontiguousarray(model.theta, dtype=np.dtype(model.theta_dtype)),
+        "psi": np.ascontiguousarray(model.psi, dtype=np.float32),
+        "ctx_keys": np.ascontiguousarray(ctx_keys, dtype=np.uint64),
+        "ctx_counts": np.ascontiguousarray(ctx_counts, dtype=np.uint32),
+        "prop_keys": np.ascontiguousarray(prop_keys, dtype=np.uint64),
+        "prop_idx": np.ascontiguousarray(prop_idx.ravel(), dtype=idx_dtype),
+        "backoff_tok_logp": np.ascontiguousarray(model.backoff_tok_logp, dtype=np.float64),
+        "backoff_len_logp": np.ascontiguousarray(model.backoff_len_logp, dtype=np.float64),
+    }
+
+
+def _feature_arrays(params: Dict[str, np.ndarray], version: int, F: int, where: str
+                    ) -> Tuple[np.ndarray, np.ndarray]:
+    """The flat (ctx, prop) hash arrays of the feature dictionary, from either layout."""
+    def bad(name):
+        return ValueError(Errors.E204.format(where=where, name=name, sizes=f"n_features={F}"))
+
+    if version == 1:
+        for name in ("feature_ctx", "feature_prop"):
+            if params[name].dtype != np.uint64 or params[name].shape != (F,):
+                raise bad(name)
+        return params["feature_ctx"], params["feature_prop"]
+    ck, cc, pk, pi = (params[k] for k in ("ctx_keys", "ctx_counts", "prop_keys", "prop_idx"))
+    if ck.dtype != np.uint64 or ck.ndim != 1:
+        raise bad("ctx_keys")
+    if cc.dtype != np.uint32 or cc.shape != ck.shape or int(cc.sum(dtype=np.int64)) != F:
+        raise bad("ctx_counts")
+    if pk.dtype != np.uint64 or pk.ndim != 1:
+        raise bad("prop_keys")
+    if pi.dtype not in (np.uint16, np.uint32) or pi.shape != (F,) or (F and int(pi.max()) >= pk.size):
+        raise bad("prop_idx")
+    return np.repeat(ck, cc.astype(np.int64)), pk[pi.astype(np.int64)]
+
+
+def build(cls, cfg: dict, inv_data: dict, params: Dict[str, np.ndarray], where: Dict[str, str]):
+    """A ``cls`` (:class:`~.punct_model.PunctModel`) from the three parts, each checked;
+    ``where`` names the part (file) in the error messages."""
+    if not isinstance(cfg, dict) or cfg.get("format") != FORMAT_NAME:
+        raise ValueError(Errors.E205.format(where=where["cfg"], format=FORMAT_NAME))
+    version = cfg.get("version")
+    if version not in READABLE_VERSIONS:
+        raise ValueError(Errors.E206.format(where=where["cfg"], version=version,
+                                            readable=", ".join(map(str, READABLE_VERSIONS))))
+    try:
+        inventory = PunctInventory.from_dict(inv_data)
+    except (KeyError, TypeError, ValueError, AttributeError) as err:
+        raise ValueError(Errors.E207.format(where=where["inventory"], err=err)) from None
+    try:
+        model = cls(inventory, FeatureConfig.from_dict(cfg["features"]), mode=cfg["mode"],
+                    direction=cfg["direction"], xi=cfg["xi"], backoff_eps=cfg["backoff_eps"],
+                    smooth_delta=cfg.get("smooth_delta", 0.0),
+                    meta=cfg.get("meta") or {}, theta_dtype=cfg.get("theta_dtype", "float32"))
+    except (KeyError, TypeError) as err:
+        raise ValueError(Errors.E208.format(where=where["cfg"], err=err)) from None
+    except ValueError as err:
+        raise ValueError(Errors.E209.format(where=where["cfg"], err=err)) from None
+    names = PARAM_NAMES_V1 if version == 1 else PARAM_NAMES
+    missing = [k for k in names if k not in params]
+    if missing:
+        raise ValueError(Errors.E210.format(where=where["params"], missing=missing))
+    S = model.n_symbols
+    F = cfg.get("n_features", -1)
+    if not isinstance(F, int) or F < 0:
+        raise ValueError(Errors.E211.format(where=where["cfg"], n_features=F))
+    checks = [
+        (params["theta"].dtype == np.dtype(model.theta_dtype) and params["theta"].shape == (F,), "theta"),
+        (params["psi"].dtype == np.float32 and params["psi"].shape == (S, S, 4), "psi"),
+        (params["backoff_tok_logp"].shape == (S,), "backoff_tok_logp"),
+        (params["backoff_len_logp"].ndim == 1 and params["backoff_len_logp"].size >= 2, "backoff_len_logp"),
+    ]
+    for ok, name in checks:
+        if not ok:
+            raise ValueError(Errors.E204.format(where=where["params"], name=name,
+                                                sizes=f"n_features={F}, n_symbols={S}"))
+    ctx, prop = _feature_arrays(params, version, F, where["params"])
+    try:
+        model._set_index(FeatureIndex(ctx, prop))
+    except ValueError as err:
+        raise ValueError(Errors.E209.format(where=where["params"], err=err)) from None
+    model.theta = params["theta"].astype(np.float32)
+    model.psi = params["psi"].copy()
+    model.backoff_tok_logp = params["backoff_tok_logp"].astype(np.float64)
+    model.backoff_len_logp = params["backoff_len_logp"].astype(np.float64)
+    return model
+
+
+def npz_bytes(params: Dict[str, np.ndarray]) -> bytes:
+    """A deterministic, deflated .npz (fixed timestamps, fixed order) readable by ``np.load``."""
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as zf:
+        for name in PARAM_NAMES:
+            arr_buf = io.BytesIO()
+            np.lib.format.write_array(arr_buf, params[name], allow_pickle=False)
+            info = zipfile.ZipInfo(f"{name}.npy", date_time=(1980, 1, 1, 0, 0, 0))
+            info.external_attr = 0o644 << 16
+            zf.writestr(info, arr_buf.getvalue(), compress_type=zipfile.ZIP_DEFLATED, compresslevel=6)
+    return buf.getvalue()
+
+
+def read_npz(data: bytes, where: str) -> Dict[str, np.ndarray]:
+    try:
+        with np.load(io.BytesIO(data), allow_pickle=False) as npz:
+            return {k: npz[k] for k in npz.files}
+    except Exception as err:  # zipfile.BadZipFile, ValueError, EOFError, OSError...
+        raise ValueError(Errors.E212.format(where=where, kind=type(err).__name__, err=err)) from None
+
+
+def to_bytes(model) -> bytes:
+    """Serialise (deterministic): cfg, inventory and parameters in one msgpack blob."""
+    import srsly
+
+    return srsly.msgpack_dumps({
+        "cfg": json.dumps(model_cfg(model), sort_keys=True, ensure_ascii=False),
+        "inventory": json.dumps(model.inventory.to_dict(), sort_keys=True, ensure_ascii=False),
+        "params": npz_bytes(model_params(model)),
+    })
+
+
+def from_bytes(cls, data: bytes):
+    import srsly
+
+    try:
+        blob = srsly.msgpack_loads(data)
+        cfg = json.loads(blob["cfg"])
+        inv = json.loads(blob["inventory"])
+        raw = blob["params"]
+    except Exception as err:
+        raise ValueError(Errors.E213.format(kind=type(err).__name__, err=err)) from None
+    where = {"cfg": "model bytes (cfg)", "inventory": "model bytes (inventory)", "params": "model bytes (params)"}
+    return build(cls, cfg, inv, read_npz(raw, where["params"]), where)
+
+
+def to_disk(model, path: Union[str, Path]) -> Path:
+    """Write ``cfg.json``, ``inventory.json`` and ``params.npz`` into directory ``path``."""
+    path = Path(path)
+    path.mkdir(parents=True, exist_ok=True)
+    (path / CFG_FILE).write_text(json.dumps(model_cfg(model), sort_keys=True, ensure_ascii=False, indent=2) + "\n",
+                                 encoding="utf-8")
+    (path / INVENTORY_FILE).write_text(json.dumps(model.inventory.to_dict(), sort_keys=True,
+                                                  ensure_ascii=False) + "\n", encoding="utf-8")
+    (path / PARAMS_FILE).write_bytes(npz_bytes(model_params(model)))
+    return path
+
+
+def from_disk(cls, path: Union[str, Path]):
+    path = Path(path)
+    if not path.is_dir():
+        raise ValueError(Errors.E214.format(path=path))
+    files = {k: path / f for k, f in (("cfg", CFG_FILE), ("inventory", INVENTORY_FILE), ("params", PARAMS_FILE))}
+    for f in files.values():
+        if not f.is_file():
+            raise ValueError(Errors.E215.format(path=f))
+    loaded = {}
+    for k in ("cfg", "inventory"):
+        try:
+            loaded[k] = json.loads(files[k].read_text(encoding="utf-8"))
+        except (json.JSONDecodeError, UnicodeDecodeError) as err:
+            raise ValueError(Errors.E216.format(path=files[k], err=err)) from None
+    params = read_npz(files["params"].read_bytes(), str(files["params"]))
+    return build(cls, loaded["cfg"], loaded["inventory"], params, {k: str(v) for k, v in files.items()})
