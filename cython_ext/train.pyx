@@ -12,7 +12,7 @@ summed over the node's units first, so the cost is entries + P·K per node.  The
 of ``Σ_j G[j]·score[j]`` wrt θ[f] is ``g[c] = Σ_{(j,k): pc[j,k]=c} G[j]`` at each entry.
 
 Lazy Adam (see lazy_adam.py): the same float32 operations, in the same order, as
-``LazyAdam._step_numpy``, one feature at a time (bit-identical results).
+``spacy_punctgen.testing.numpy_adam.adam_step``, one feature at a time (bit-identical results).
 """
 import numpy as np
 cimport numpy as cnp

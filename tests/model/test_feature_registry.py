@@ -1,0 +1,84 @@
+"""model/features.py: the templates are a registry of one small function each.
+
+The stored digests were computed with the if-chain that the registry replaced (commit
+c56fad4) and equal the registry's output: every context string, in the same order, for the
+sample's train and dev sentences.  A deliberate change of a template changes them; recompute
+with ``_digest`` and say why in the commit.
+"""
+import hashlib
+import json
+from pathlib import Path
+
+import pytest
+
+from spacy_punctgen.data.inventory import PunctInventory
+from spacy_punctgen.data.preprocess import load_split
+from spacy_punctgen.model import features as F
+
+SAMPLE = Path(__file__).resolve().parents[2] / "assets" / "sample"
+STORED = {
+    "train/rel": "6effc61a26bd901c74af15d13566238b76c755a8233a36186f9a45390188596c",
+    "train/default": "91afcf0ba85020b49ac427a5c450d053588c451fc3aef615ac2086d24824ed82",
+    "train/all": "5b14172bbef009cd1c917f3725d38a23a493f6f024a94bcbe4fe4d6c694eacc4",
+    "dev/rel": "5ec05caf0952fc54acede34e2b8cb878e40aec1aed0bf1e1da9a9922732ad37a",
+    "dev/default": "c6709d404232a3e50c53ba8a8e1c20ee686d319b3a1f66388fc21d85381ce0b6",
+    "dev/all": "06168532db2c96ec25f339c50f7160e1793af0c5547b4a81a978134571c12c4e",
+}
+SETS = {"rel": ("rel",), "default": F.DEFAULT_TEMPLATES, "all": F.ALL_TEMPLATES}
+
+
+@pytest.fixture(scope="module")
+def sample():
+    train, _, _ = load_split(SAMPLE / "en_sample-ud-train.conllu")
+    dev, _, _ = load_split(SAMPLE / "en_sample-ud-dev.conllu")
+    return {"train": train, "dev": dev}, PunctInventory.from_sentences(train, min_count=2)
+
+
+def _digest(sentences, inventory, templates):
+    h = hashlib.sha256()
+    for s in sentences:
+        h.update(json.dumps(F.node_contexts(s, inventory, templates)).encode())
+    return h.hexdigest()
+
+
+@pytest.mark.parametrize("key", sorted(STORED))
+def test_contexts_equal_the_stored_if_chain_output(sample, key):
+    splits, inventory = sample
+    split, name = key.split("/")
+    assert _digest(splits[split], inventory, SETS[name]) == STORED[key]
+
+
+def test_every_listed_template_is_registered_once():
+    assert sorted(F.TEMPLATES) == sorted(F.ALL_TEMPLATES)
+    assert F.TEMPLATES and next(iter(F.TEMPLATES)) == "rel"  # rel's contexts come first
+    assert set(F.TEMPLATE_NEEDS) == set(F.TEMPLATES)
+    assert F.SURFACE_TEMPLATES <= set(F.TEMPLATES)
+
+
+def test_registering_a_name_twice_fails():
+    with pytest.raises(AssertionError, match="registered twice"):
+        F.template("rel")(lambda x: ())
+
+
+def test_contexts_follow_registry_order_whatever_the_listed_order(sample):
+    splits, inventory = sample
+    s = splits["dev"][0]
+    names = [t for t in F.DEFAULT_TEMPLATES if t != "rel"]
+    assert F.node_contexts(s, inventory, names[::-1]) == F.node_contexts(s, inventory, names)
+
+
+def test_each_template_adds_only_its_own_contexts(sample):
+    """Enabling one template more adds that template's strings and leaves the rest in place."""
+    splits, inventory = sample
+    s = splits["train"][3]
+    base = F.node_contexts(s, inventory, ("rel",))
+    for name in F.ALL_TEMPLATES:
+        with_one = F.node_contexts(s, inventory, ("rel", name))
+        for b, w in zip(base, with_one):
+            assert w[:len(b)] == b
+
+
+def test_unknown_template_is_refused_by_name(sample):
+    splits, inventory = sample
+    with pytest.raises(ValueError, match="no_such_template"):
+        F.node_contexts(splits["dev"][0], inventory, ("rel", "no_such_template"))
