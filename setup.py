@@ -21,6 +21,7 @@ setup(
     ext_modules=cythonize(
         extensions,
         language_level=3,
+        include_path=[str(HERE / "cython_ext")],  # dp.pyx cimports its types from dp.pxd
         compiler_directives={"boundscheck": False, "wraparound": False, "cdivision": True},
     )
 )

@@ -1,47 +1,28 @@
 # cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False
-"""Exact inference for ATTACH + NOISYCHANNEL (MODEL.md §3), written once over a semiring.
+"""Exact inference for ATTACH + NOISYCHANNEL (docs/model.md §3), written once over a side and a
+semiring.
 
-The sentence is a forest of constituents; slot ``i`` carries the surface
-punctuation ``x_i``.  Each slot's channel is inverted on the fly into a weighted
-automaton whose states are ``(pending symbol, surface tokens emitted)``; state 0 is
-"nothing pending", state ``1 + k*S + a`` is "``a`` pending after emitting ``k``".
-``M_i(σ)`` is never stored: :func:`_trans` enumerates its edges from ``φ``.
-
-Every constituent's inside matrix is kept in the factored form
-``IN(w) = Σ_{l,r} P_w[l,r] · a_l b_r^T`` (MODEL.md §3's rank-one factorisation),
-so the whole pass is vector work, ``O(n)`` in sentence length.  The outside
-(reverse) pass is rank-one too: the adjoint of ``IN(w)`` is ``β_w γ_w^T``, which
-gives the posterior marginals ``μ_w(l,r) ∝ P_w[l,r] (β·a_l)(b_r·γ)`` and the
-expected edit counts, each normalised locally per node (no global outside scale).
-
-Semirings: sum-product (``mx=0``) and max-product (``mx=1``) share the code; the
-sum-product pass is also compiled for complex numbers, which gives exact
-λ-derivatives of marginals and counts by the complex step (posterior
-regularisation).  Vectors are rescaled to max 1 after every product, so
-1,000-word sentences neither underflow nor overflow.
+The types and the long explanation are in ``dp.pxd``: each slot's channel as an automaton,
+the rank-one factored inside matrices, *sides* and *walks* (one function serves the left and
+the right half of everything), the sentence as the only root chain, and the semirings
+(sum-product, max-product, sampling; the complex step is sum-product over complex numbers)
+over one bottom-up and one top-down traversal.
 """
 import numpy as np
 cimport cython
-cimport numpy as cnp
 from libc.math cimport log, fabs, INFINITY
 from libc.stdlib cimport malloc, free
-from libc.string cimport memcpy
 
-cnp.import_array()
+from dp cimport (KEEP, ABSORB_LEFT, ABSORB_RIGHT, TRANSPOSE, Flow, GATHER, SCATTER, LEFT, RIGHT,
+                 MAX_PRODUCT, SAMPLING, SUM_PRODUCT, Pass, Semiring, Slot, Store, Tree, num)
 
-ctypedef fused num:
-    double
-    double complex
+from spacy_punctgen.errors import Errors
 
 cdef enum:
-    KEEP = 0
-    ABSORB_LEFT = 1
-    ABSORB_RIGHT = 2
-    TRANSPOSE = 3
-    GATHER = 0
-    SCATTER = 1
+    BOS = 0  # symbol id of '^'
 
 
+# ------------------------------------------------------------------ numbers and vectors
 cdef inline double re(num x) noexcept nogil:
     if num is double:
         return x
@@ -49,92 +30,15 @@ cdef inline double re(num x) noexcept nogil:
         return x.real
 
 
-cdef inline num splus(num a, num b, bint mx) noexcept nogil:
-    if mx:
+cdef inline num splus(num a, num b, Semiring sr) noexcept nogil:
+    """The semiring's ⊕ (sampling's inside pass is sum-product's)."""
+    if sr == MAX_PRODUCT:
         return a if re(a) >= re(b) else b
     return a + b
 
 
-cdef struct Slot:
-    const int* x      # surface symbols of this slot, in the order the channel reads them
-    int m             # len(x)
-    int N             # number of automaton states: 1 + m*S
-
-
-cdef inline void _trans(Slot sl, int S, int sigma, const double* phi, int mode,
-                        const num* vin, num* vout, bint mx) noexcept nogil:
-    """vout ⊕= M'(σ)·vin (GATHER) or vinᵀ·M'(σ) (SCATTER), M' the L2R machine on sl.x."""
-    cdef int k, a, src, dst, base
-    cdef const double* ph
-    cdef double w
-    if sl.m == 0:
-        return
-    # none --σ--> (σ, 0), weight 1
-    dst = 1 + sigma
-    if mode == GATHER:
-        vout[0] = splus(vout[0], vin[dst], mx)
-    else:
-        vout[dst] = splus(vout[dst], vin[0], mx)
-    for k in range(sl.m):
-        base = 1 + k * S
-        for a in range(S):
-            src = base + a
-            ph = phi + (a * S + sigma) * 4
-            if mode == GATHER:
-                vout[src] = splus(vout[src], ph[ABSORB_LEFT] * vin[src], mx)
-                vout[src] = splus(vout[src], ph[ABSORB_RIGHT] * vin[base + sigma], mx)
-                if k + 1 < sl.m:
-                    if sl.x[k] == a:
-                        vout[src] = splus(vout[src], ph[KEEP] * vin[base + S + sigma], mx)
-                    if sl.x[k] == sigma:
-                        vout[src] = splus(vout[src], ph[TRANSPOSE] * vin[base + S + a], mx)
-            else:
-                if re(vin[src]) == 0.0 and vin[src] == 0:
-                    continue
-                vout[src] = splus(vout[src], ph[ABSORB_LEFT] * vin[src], mx)
-                vout[base + sigma] = splus(vout[base + sigma], ph[ABSORB_RIGHT] * vin[src], mx)
-                if k + 1 < sl.m:
-                    if sl.x[k] == a:
-                        dst = base + S + sigma
-                        vout[dst] = splus(vout[dst], ph[KEEP] * vin[src], mx)
-                    if sl.x[k] == sigma:
-                        dst = base + S + a
-                        vout[dst] = splus(vout[dst], ph[TRANSPOSE] * vin[src], mx)
-
-
-cdef inline void _count(Slot sl, int S, int sigma, const double* phi, bint swap,
-                        const num* up, const num* down, num coef, num* counts) noexcept nogil:
-    """counts[a,σ,e] += coef · up[s]·w·down[d] over the edges s→d of M(σ).
-
-    L2R: M = M' so (s, d) = (src, dst); R2L: M = M'ᵀ so (s, d) = (dst, src).
-    """
-    cdef int k, a, src, dst, base
-    cdef const double* ph
-    cdef num* cnt
-    if sl.m == 0:
-        return
-    for k in range(sl.m):
-        base = 1 + k * S
-        for a in range(S):
-            src = base + a
-            ph = phi + (a * S + sigma) * 4
-            cnt = counts + (a * S + sigma) * 4
-            if not swap:
-                cnt[ABSORB_LEFT] += coef * up[src] * ph[ABSORB_LEFT] * down[src]
-                cnt[ABSORB_RIGHT] += coef * up[src] * ph[ABSORB_RIGHT] * down[base + sigma]
-                if k + 1 < sl.m:
-                    if sl.x[k] == a:
-                        cnt[KEEP] += coef * up[src] * ph[KEEP] * down[base + S + sigma]
-                    if sl.x[k] == sigma:
-                        cnt[TRANSPOSE] += coef * up[src] * ph[TRANSPOSE] * down[base + S + a]
-            else:
-                cnt[ABSORB_LEFT] += coef * down[src] * ph[ABSORB_LEFT] * up[src]
-                cnt[ABSORB_RIGHT] += coef * down[src] * ph[ABSORB_RIGHT] * up[base + sigma]
-                if k + 1 < sl.m:
-                    if sl.x[k] == a:
-                        cnt[KEEP] += coef * down[src] * ph[KEEP] * up[base + S + sigma]
-                    if sl.x[k] == sigma:
-                        cnt[TRANSPOSE] += coef * down[src] * ph[TRANSPOSE] * up[base + S + a]
+cdef inline bint _is_zero(num x) noexcept nogil:
+    return re(x) == 0.0 and x == 0
 
 
 cdef inline void _zero(num* v, int N) noexcept nogil:
@@ -149,11 +53,11 @@ cdef inline void _copy(num* dst, const num* src, int N) noexcept nogil:
         dst[s] = src[s]
 
 
-cdef inline num _dot(const num* a, const num* b, int N, bint mx) noexcept nogil:
+cdef inline num _dot(const num* a, const num* b, int N, Semiring sr) noexcept nogil:
     cdef num acc = 0
     cdef int s
     for s in range(N):
-        acc = splus(acc, a[s] * b[s], mx)
+        acc = splus(acc, a[s] * b[s], sr)
     return acc
 
 
@@ -172,109 +76,163 @@ cdef inline double _normalize(num* v, int N) noexcept nogil:
     return log(mxv)
 
 
-cdef inline void _init_alpha(Slot sl, int S, bint r2l, num* v) noexcept nogil:
+# ------------------------------------------------------------------ one slot's automaton
+cdef inline void _trans(Slot sl, int S, int sigma, const double* phi, Flow flow,
+                        const num* vin, num* vout, Semiring sr) noexcept nogil:
+    """vout ⊕= M'(σ)·vin (GATHER) or vinᵀ·M'(σ) (SCATTER), M' the L2R machine on sl.x."""
+    cdef int k, a, src, dst, base
+    cdef const double* ph
+    if sl.m == 0:
+        return
+    # none --σ--> (σ, 0), weight 1
+    dst = 1 + sigma
+    if flow == GATHER:
+        vout[0] = splus(vout[0], vin[dst], sr)
+    else:
+        vout[dst] = splus(vout[dst], vin[0], sr)
+    for k in range(sl.m):
+        base = 1 + k * S
+        for a in range(S):
+            src = base + a
+            ph = phi + (a * S + sigma) * 4
+            if flow == GATHER:
+                vout[src] = splus(vout[src], ph[ABSORB_LEFT] * vin[src], sr)
+                vout[src] = splus(vout[src], ph[ABSORB_RIGHT] * vin[base + sigma], sr)
+                if k + 1 < sl.m:
+                    if sl.x[k] == a:
+                        vout[src] = splus(vout[src], ph[KEEP] * vin[base + S + sigma], sr)
+                    if sl.x[k] == sigma:
+                        vout[src] = splus(vout[src], ph[TRANSPOSE] * vin[base + S + a], sr)
+            else:
+                if _is_zero(vin[src]):
+                    continue
+                vout[src] = splus(vout[src], ph[ABSORB_LEFT] * vin[src], sr)
+                vout[base + sigma] = splus(vout[base + sigma], ph[ABSORB_RIGHT] * vin[src], sr)
+                if k + 1 < sl.m:
+                    if sl.x[k] == a:
+                        dst = base + S + sigma
+                        vout[dst] = splus(vout[dst], ph[KEEP] * vin[src], sr)
+                    if sl.x[k] == sigma:
+                        dst = base + S + a
+                        vout[dst] = splus(vout[dst], ph[TRANSPOSE] * vin[src], sr)
+
+
+cdef inline void _count(const Tree* t, int slot, int sigma, const num* row, const num* col, num coef,
+                        num* counts) noexcept nogil:
+    """counts[a,σ,e] += coef · row[s]·w·col[d] over the arcs s → d of M(σ), where ``row`` is
+    the vector of the walk toward RIGHT and ``col`` that of the walk toward LEFT meeting it.
+    M = M' in L2R, so (s, d) = (src, dst) of M' as :func:`_trans` enumerates it; M = M'ᵀ in R2L,
+    so (s, d) = (dst, src)."""
+    cdef Slot sl = t.slots[slot]
+    cdef int S = t.S, k, a, src, base
+    cdef const num* x = col if t.r2l else row  # at the M' arc's source
+    cdef const num* y = row if t.r2l else col  # at its destination
+    cdef const double* ph
+    cdef num* cnt
+    for k in range(sl.m):
+        base = 1 + k * S
+        for a in range(S):
+            src = base + a
+            ph = t.phi + (a * S + sigma) * 4
+            cnt = counts + (a * S + sigma) * 4
+            cnt[ABSORB_LEFT] += coef * x[src] * ph[ABSORB_LEFT] * y[src]
+            cnt[ABSORB_RIGHT] += coef * x[src] * ph[ABSORB_RIGHT] * y[base + sigma]
+            if k + 1 < sl.m:
+                if sl.x[k] == a:
+                    cnt[KEEP] += coef * x[src] * ph[KEEP] * y[base + S + sigma]
+                if sl.x[k] == sigma:
+                    cnt[TRANSPOSE] += coef * x[src] * ph[TRANSPOSE] * y[base + S + a]
+
+
+# ------------------------------------------------------------------ sides and walks
+cdef inline int _other(int s) noexcept nogil:
+    return RIGHT - s
+
+
+cdef inline int _edge(const Tree* t, int w, int s) noexcept nogil:
+    """The slot at the edge of w's constituent on side s."""
+    return t.first[w] if s == LEFT else t.last[w] + 1
+
+
+cdef inline int _word_slot(int w, int s) noexcept nogil:
+    """The slot next to w's own word on side s (where the walks of its side start)."""
+    return w if s == LEFT else w + 1
+
+
+cdef inline int _N(const Tree* t, int slot) noexcept nogil:
+    return t.slots[slot].N
+
+
+cdef inline const int* _kids(const Tree* t, int w, int s, int* count) noexcept nogil:
+    """w's dependents on side s, in sentence order; their number in ``count[0]``."""
+    cdef int a = t.kid_ptr[w], nl = t.nleft[w]
+    if s == LEFT:
+        count[0] = nl
+        return t.kids + a
+    count[0] = t.kid_ptr[w + 1] - a - nl
+    return t.kids + a + nl
+
+
+cdef inline int _outermost(const int* kids, int count, int s) noexcept nogil:
+    """The dependent farthest from the word among ``kids`` (on side s, ``count`` > 0)."""
+    return kids[0] if s == LEFT else kids[count - 1]
+
+
+cdef inline int _chosen(const Tree* t, long c, int w, int s) noexcept nogil:
+    """The puncteme that candidate c of node w puts on side s."""
+    return t.u[s][t.u_ptr[s][w] + t.cand_u[s][c]]
+
+
+cdef inline bint _along(const Tree* t, int toward) noexcept nogil:
+    """Whether a walk toward ``toward`` follows the channel's reading order."""
+    return (toward == RIGHT) != t.r2l
+
+
+cdef inline void _boundary(const Tree* t, int slot, int toward, num* v) noexcept nogil:
+    """The vector a walk toward ``toward`` starts with at a word boundary: the automaton's start
+    state if the walk follows the reading order, else its final state (the last surface symbol
+    pending after the others were written)."""
+    cdef Slot sl = t.slots[slot]
     _zero(v, sl.N)
-    if sl.m == 0 or not r2l:
+    if sl.m == 0 or _along(t, toward):
         v[0] = 1.0
     else:
-        v[1 + (sl.m - 1) * S + sl.x[sl.m - 1]] = 1.0
+        v[1 + (sl.m - 1) * t.S + sl.x[sl.m - 1]] = 1.0
 
 
-cdef inline void _init_rho(Slot sl, int S, bint r2l, num* v) noexcept nogil:
-    _zero(v, sl.N)
-    if sl.m == 0 or r2l:
-        v[0] = 1.0
-    else:
-        v[1 + (sl.m - 1) * S + sl.x[sl.m - 1]] = 1.0
+cdef inline void _step(const Tree* t, int slot, int sigma, int toward, const num* vin, num* vout,
+                       Semiring sr) noexcept nogil:
+    """vout = vin moved across the underlying symbol σ: M(σ)·vin toward LEFT, vinᵀ·M(σ) toward RIGHT."""
+    _zero(vout, t.slots[slot].N)
+    _trans(t.slots[slot], t.S, sigma, t.phi, SCATTER if _along(t, toward) else GATHER, vin, vout, sr)
 
 
-cdef inline void _col(Slot sl, int S, int sigma, const double* phi, bint r2l,
-                      const num* vin, num* vout, bint mx) noexcept nogil:
-    """vout = M(σ)·vin (left-to-right order of the underlying string)."""
-    _zero(vout, sl.N)
-    _trans(sl, S, sigma, phi, SCATTER if r2l else GATHER, vin, vout, mx)
+cdef inline int _sym(const Tree* t, int pm, int toward, int q) noexcept nogil:
+    """The q-th symbol of puncteme pm that a walk toward ``toward`` crosses (toward LEFT: its
+    last symbol first)."""
+    if toward == RIGHT:
+        return t.pm_sym[t.pm_ptr[pm] + q]
+    return t.pm_sym[t.pm_ptr[pm + 1] - 1 - q]
 
 
-cdef inline void _row(Slot sl, int S, int sigma, const double* phi, bint r2l,
-                      const num* vin, num* vout, bint mx) noexcept nogil:
-    """vout = vinᵀ·M(σ)."""
-    _zero(vout, sl.N)
-    _trans(sl, S, sigma, phi, GATHER if r2l else SCATTER, vin, vout, mx)
+cdef inline void _apply(const Tree* t, int slot, int pm, int toward, const num* vin, num* vout,
+                        num* tmp, Semiring sr) noexcept nogil:
+    """vout = vin moved across the puncteme pm."""
+    cdef int N = t.slots[slot].N, q
+    _copy(vout, vin, N)
+    for q in range(t.pm_ptr[pm + 1] - t.pm_ptr[pm]):
+        _step(t, slot, _sym(t, pm, toward, q), toward, vout, tmp, sr)
+        _copy(vout, tmp, N)
 
 
-cdef struct Tree:
-    int n
-    int S
-    const int* first
-    const int* last
-    const int* kid_ptr
-    const int* kids
-    const int* nleft
-    const int* order      # post-order
-    const int* roots
-    int n_roots
-    const int* cand_ptr
-    const int* cand_li
-    const int* cand_ri
-    const int* ul_ptr
-    const int* ul
-    const int* ur_ptr
-    const int* ur
-    const int* pm_ptr
-    const int* pm_sym
-    const int* pm_tail    # puncteme id of p minus its first symbol (-1: not a puncteme)
-    const int* pm_head    # puncteme id of p minus its last symbol (-1: not a puncteme)
-    int* loc              # scratch, one per puncteme, all -1 between uses
-    int max_len           # longest puncteme
-    Slot* slots
-    const double* phi
-    bint r2l
-
-
-cdef struct Store:
-    # offsets (in elements) into the vector buffer, per node
-    long* offA
-    long* offB
-    long* offML
-    long* offMR
-    long* offCL
-    long* offCR
-    double* lA        # log scale of stored A (a_true = a_stored · exp(lA))
-    double* lB
-    double* nA        # stored a_l = M(l)·ML_stored / nA
-    double* nB
-
-
-cdef inline void _apply_puncteme_col(Tree* t, int slot, int pm, const num* vin, num* vout,
-                                     num* tmp, bint mx) noexcept nogil:
-    """vout = M(l)·vin for puncteme l (symbols applied right to left)."""
-    cdef Slot sl = t.slots[slot]
-    cdef int p0 = t.pm_ptr[pm], p1 = t.pm_ptr[pm + 1], q
-    _copy(vout, vin, sl.N)
-    for q in range(p1 - 1, p0 - 1, -1):
-        _col(sl, t.S, t.pm_sym[q], t.phi, t.r2l, vout, tmp, mx)
-        _copy(vout, tmp, sl.N)
-
-
-cdef inline void _apply_puncteme_row(Tree* t, int slot, int pm, const num* vin, num* vout,
-                                     num* tmp, bint mx) noexcept nogil:
-    """vout = vinᵀ·M(r) for puncteme r (symbols applied left to right)."""
-    cdef Slot sl = t.slots[slot]
-    cdef int p0 = t.pm_ptr[pm], p1 = t.pm_ptr[pm + 1], q
-    _copy(vout, vin, sl.N)
-    for q in range(p0, p1):
-        _row(sl, t.S, t.pm_sym[q], t.phi, t.r2l, vout, tmp, mx)
-        _copy(vout, tmp, sl.N)
-
-
-
-cdef inline void _rows_col(Tree* t, int slot, const int* pms, int U, const num* vin, num* out,
-                           num* tmp, bint mx) noexcept nogil:
-    """out[u] = M(pms[u])·vin for u < U (rows of ``N`` entries), shortest punctemes first, so
-    that a puncteme whose tail (all but its first symbol) is also among ``pms`` costs one
-    symbol: M(l) = M(l₁)·M(tail).  The same operations on the same vectors as
-    :func:`_apply_puncteme_col`, so the rows are bit-identical to it."""
+cdef inline void _rows(Tree* t, int slot, const int* pms, int U, int toward, const num* vin, num* out,
+                       num* tmp, Semiring sr) noexcept nogil:
+    """out[u] = vin moved across the puncteme pms[u], for u < U (rows of N entries), shortest
+    first, so that a puncteme whose rest (itself without the symbol crossed last,
+    ``t.pm_rest[toward]``) is among ``pms`` costs one step from the rest's row.  The same
+    operations on the same vectors as :func:`_apply`, so the rows are bit-identical to it."""
     cdef int N = t.slots[slot].N, L, u, pm, q
+    cdef const int* rest = t.pm_rest[toward]
     for u in range(U):
         t.loc[pms[u]] = u
     for L in range(t.max_len + 1):
@@ -282,394 +240,313 @@ cdef inline void _rows_col(Tree* t, int slot, const int* pms, int U, const num* 
             pm = pms[u]
             if t.pm_ptr[pm + 1] - t.pm_ptr[pm] != L:
                 continue
-            q = t.pm_tail[pm] if L > 0 else -1
+            q = rest[pm] if L > 0 else -1
             if q >= 0 and t.loc[q] >= 0:
-                _col(t.slots[slot], t.S, t.pm_sym[t.pm_ptr[pm]], t.phi, t.r2l, out + t.loc[q] * N, out + u * N, mx)
+                _step(t, slot, _sym(t, pm, toward, L - 1), toward, out + t.loc[q] * N, out + u * N, sr)
             else:
-                _apply_puncteme_col(t, slot, pm, vin, out + u * N, tmp, mx)
+                _apply(t, slot, pm, toward, vin, out + u * N, tmp, sr)
     for u in range(U):
         t.loc[pms[u]] = -1
 
 
-cdef inline void _rows_row(Tree* t, int slot, const int* pms, int U, const num* vin, num* out,
-                           num* tmp, bint mx) noexcept nogil:
-    """out[u] = vinᵀ·M(pms[u]), sharing heads (all but the last symbol) like :func:`_rows_col`."""
-    cdef int N = t.slots[slot].N, L, u, pm, q
-    for u in range(U):
-        t.loc[pms[u]] = u
-    for L in range(t.max_len + 1):
-        for u in range(U):
-            pm = pms[u]
-            if t.pm_ptr[pm + 1] - t.pm_ptr[pm] != L:
-                continue
-            q = t.pm_head[pm] if L > 0 else -1
-            if q >= 0 and t.loc[q] >= 0:
-                _row(t.slots[slot], t.S, t.pm_sym[t.pm_ptr[pm + 1] - 1], t.phi, t.r2l, out + t.loc[q] * N, out + u * N, mx)
-            else:
-                _apply_puncteme_row(t, slot, pm, vin, out + u * N, tmp, mx)
-    for u in range(U):
-        t.loc[pms[u]] = -1
-
-
-cdef double _in_col(Tree* t, Store* st, num* buf, const num* P, int w, const num* v, num* out,
-                    num* ts, num* ss, bint mx) noexcept nogil:
-    """out = IN(w)·v (stored scales); returns lA+lB."""
-    cdef int i = t.first[w], k = t.last[w] + 1
-    cdef int Ni = t.slots[i].N, Nk = t.slots[k].N
-    cdef int UL = t.ul_ptr[w + 1] - t.ul_ptr[w], UR = t.ur_ptr[w + 1] - t.ur_ptr[w]
-    cdef int r, l, c, s
-    cdef num* A = buf + st.offA[w]
-    cdef num* B = buf + st.offB[w]
-    for r in range(UR):
-        ts[r] = _dot(B + r * Nk, v, Nk, mx)
-    for l in range(UL):
-        ss[l] = 0
+cdef inline double _in(const Tree* t, const Store* st, num* buf, const num* P, int w, int toward,
+                       const num* v, num* out, num* ts, num* ss, Semiring sr) noexcept nogil:
+    """out = v moved across w's whole constituent (IN(w)·v toward LEFT, vᵀ·IN(w) toward RIGHT),
+    from its stored rows: those of the near side (the one v enters by) are dotted with v, those
+    of the far side summed.  Returns the log scale of the stored rows."""
+    cdef int near = _other(toward), far = toward
+    cdef int Nn = _N(t, _edge(t, w, near)), Nf = _N(t, _edge(t, w, far))
+    cdef int Un = t.u_ptr[near][w + 1] - t.u_ptr[near][w], Uf = t.u_ptr[far][w + 1] - t.u_ptr[far][w]
+    cdef const int* cn = t.cand_u[near]
+    cdef const int* cf = t.cand_u[far]
+    cdef const num* Fn = buf + st.fac[near][w]
+    cdef const num* Ff = buf + st.fac[far][w]
+    cdef int u, c, s
+    for u in range(Un):
+        ts[u] = _dot(Fn + u * Nn, v, Nn, sr)
+    for u in range(Uf):
+        ss[u] = 0
     for c in range(t.cand_ptr[w], t.cand_ptr[w + 1]):
-        l = t.cand_li[c]
-        ss[l] = splus(ss[l], P[c] * ts[t.cand_ri[c]], mx)
-    _zero(out, Ni)
-    for l in range(UL):
-        if re(ss[l]) == 0.0 and ss[l] == 0:
+        ss[cf[c]] = splus(ss[cf[c]], P[c] * ts[cn[c]], sr)
+    _zero(out, Nf)
+    for u in range(Uf):
+        if _is_zero(ss[u]):
             continue
-        for s in range(Ni):
-            out[s] = splus(out[s], ss[l] * A[l * Ni + s], mx)
-    return st.lA[w] + st.lB[w]
+        for s in range(Nf):
+            out[s] = splus(out[s], ss[u] * Ff[u * Nf + s], sr)
+    return st.lfac[LEFT][w] + st.lfac[RIGHT][w]
 
 
-cdef double _in_row(Tree* t, Store* st, num* buf, const num* P, int w, const num* h, num* out,
-                    num* ts, num* ss, bint mx) noexcept nogil:
-    """out = hᵀ·IN(w) (stored scales); returns lA+lB."""
-    cdef int i = t.first[w], k = t.last[w] + 1
-    cdef int Ni = t.slots[i].N, Nk = t.slots[k].N
-    cdef int UL = t.ul_ptr[w + 1] - t.ul_ptr[w], UR = t.ur_ptr[w + 1] - t.ur_ptr[w]
-    cdef int r, l, c, s
-    cdef num* A = buf + st.offA[w]
-    cdef num* B = buf + st.offB[w]
-    for l in range(UL):
-        ts[l] = _dot(A + l * Ni, h, Ni, mx)
-    for r in range(UR):
-        ss[r] = 0
-    for c in range(t.cand_ptr[w], t.cand_ptr[w + 1]):
-        r = t.cand_ri[c]
-        ss[r] = splus(ss[r], P[c] * ts[t.cand_li[c]], mx)
-    _zero(out, Nk)
-    for r in range(UR):
-        if re(ss[r]) == 0.0 and ss[r] == 0:
-            continue
-        for s in range(Nk):
-            out[s] = splus(out[s], ss[r] * B[r * Nk + s], mx)
-    return st.lA[w] + st.lB[w]
+cdef inline double _walk(const Tree* t, const Store* st, num* buf, const num* P, const int* run, int n_run,
+                         int toward, num* v, num* v2, num* ts, num* ss, double lv, Semiring sr) noexcept nogil:
+    """Move v toward ``toward`` across the adjacent constituents run[0..n_run) (toward LEFT: the
+    last one first), storing at each the vector it is entered with: its context on the side the
+    walk comes from.  Returns lv plus the log scales taken out of v."""
+    cdef int back = _other(toward), q, c, N
+    for q in range(n_run):
+        c = run[n_run - 1 - q] if toward == LEFT else run[q]
+        _copy(buf + st.ctx[back][c], v, _N(t, _edge(t, c, back)))
+        lv += _in(t, st, buf, P, c, toward, v, v2, ts, ss, sr)
+        N = _N(t, _edge(t, c, toward))
+        lv += _normalize(v2, N)
+        _copy(v, v2, N)
+    return lv
 
 
-cdef double _inside(Tree* t, Store* st, num* buf, const num* P, num* v, num* v2, num* tmp,
-                    num* ts, num* ss, num* alpha0, bint mx) noexcept nogil:
-    """Bottom-up pass; fills A, B, ML, MR and the inside-side context vectors. Returns log Z."""
-    cdef int oi, w, i, j, k, Ni, Nk, q, c, UL, UR, l, r, s, kp0, kp1, nl
-    cdef double lv, mxv, logZ
-    cdef num* A
-    cdef num* B
-    cdef Slot sl
+# ------------------------------------------------------------------ the inside pass (bottom-up)
+cdef inline void _inside_side(Pass* ps, num* buf, int w, int s) noexcept nogil:
+    """Side s of w: from its word toward s across its dependents there (ML on the left, MR on
+    the right), then across each of its punctemes on that side (the rows a_l or b_r)."""
+    cdef Tree* t = ps.t
+    cdef Store* st = ps.st
+    cdef int e = _edge(t, w, s), N = _N(t, e), U = t.u_ptr[s][w + 1] - t.u_ptr[s][w], nk, i
+    cdef const int* kids = _kids(t, w, s, &nk)
+    cdef num* v = <num*>ps.v
+    cdef num* F = buf + st.fac[s][w]
+    cdef double lv, mxv = 0.0
+    _boundary(t, _word_slot(w, s), s, v)
+    lv = _walk(t, st, buf, <const num*>ps.P, kids, nk, s, v, <num*>ps.v2, <num*>ps.ts, <num*>ps.ss, 0.0,
+               ps.semiring)
+    _copy(buf + st.inner[s][w], v, N)
+    _rows(t, e, t.u[s] + t.u_ptr[s][w], U, s, v, F, <num*>ps.tmp, ps.semiring)
+    for i in range(U * N):
+        if fabs(re(F[i])) > mxv:
+            mxv = fabs(re(F[i]))
+    if mxv > 0.0:
+        for i in range(U * N):
+            F[i] = F[i] / mxv
+        st.lfac[s][w] = lv + log(mxv)
+    else:
+        st.lfac[s][w] = -INFINITY
+        mxv = 1.0
+    st.nfac[s][w] = mxv
+
+
+cdef double _inside(Pass* ps, num* buf) noexcept nogil:
+    """Fills every node's rows, ML, MR and the contexts its inside walks set; returns
+    log p(x|T) (SUM_PRODUCT, SAMPLING) or the best derivation's (MAX_PRODUCT)."""
+    cdef Tree* t = ps.t
+    cdef num* v = <num*>ps.v
+    cdef num* v2 = <num*>ps.v2
+    cdef int oi, w
+    cdef double lv, z
     for oi in range(t.n):
         w = t.order[oi]
-        j = w
-        i = t.first[w]
-        k = t.last[w] + 1
-        Ni = t.slots[i].N
-        Nk = t.slots[k].N
-        kp0 = t.kid_ptr[w]
-        kp1 = t.kid_ptr[w + 1]
-        nl = t.nleft[w]
-        # left: ML = IN(c1)…IN(cp)·ρ_j
-        _init_rho(t.slots[j], t.S, t.r2l, v)
-        lv = 0.0
-        for q in range(kp0 + nl - 1, kp0 - 1, -1):
-            c = t.kids[q]
-            _copy(buf + st.offCR[c], v, t.slots[t.last[c] + 1].N)
-            lv += _in_col(t, st, buf, P, c, v, v2, ts, ss, mx)
-            lv += _normalize(v2, t.slots[t.first[c]].N)
-            _copy(v, v2, t.slots[t.first[c]].N)
-        _copy(buf + st.offML[w], v, Ni)
-        # A: a_l = M_i(l)·ML
-        UL = t.ul_ptr[w + 1] - t.ul_ptr[w]
-        A = buf + st.offA[w]
-        _rows_col(t, i, t.ul + t.ul_ptr[w], UL, v, A, tmp, mx)
-        mxv = 0.0
-        for s in range(UL * Ni):
-            if fabs(re(A[s])) > mxv:
-                mxv = fabs(re(A[s]))
-        if mxv > 0.0:
-            for s in range(UL * Ni):
-                A[s] = A[s] / mxv
-            st.lA[w] = lv + log(mxv)
-        else:
-            st.lA[w] = -INFINITY
-            mxv = 1.0
-        st.nA[w] = mxv
-        # right: MR = α_{j+1}ᵀ·IN(d1)…IN(dq)
-        _init_alpha(t.slots[j + 1], t.S, t.r2l, v)
-        lv = 0.0
-        for q in range(kp0 + nl, kp1):
-            c = t.kids[q]
-            _copy(buf + st.offCL[c], v, t.slots[t.first[c]].N)
-            lv += _in_row(t, st, buf, P, c, v, v2, ts, ss, mx)
-            lv += _normalize(v2, t.slots[t.last[c] + 1].N)
-            _copy(v, v2, t.slots[t.last[c] + 1].N)
-        _copy(buf + st.offMR[w], v, Nk)
-        UR = t.ur_ptr[w + 1] - t.ur_ptr[w]
-        B = buf + st.offB[w]
-        _rows_row(t, k, t.ur + t.ur_ptr[w], UR, v, B, tmp, mx)
-        mxv = 0.0
-        for s in range(UR * Nk):
-            if fabs(re(B[s])) > mxv:
-                mxv = fabs(re(B[s]))
-        if mxv > 0.0:
-            for s in range(UR * Nk):
-                B[s] = B[s] / mxv
-            st.lB[w] = lv + log(mxv)
-        else:
-            st.lB[w] = -INFINITY
-            mxv = 1.0
-        st.nB[w] = mxv
-    # top chain: α_0 (after '^') · IN(root_1)…IN(root_m) · ρ_n
-    sl = t.slots[0]
-    _init_alpha(sl, t.S, t.r2l, tmp)
-    _row(sl, t.S, 0, t.phi, t.r2l, tmp, alpha0, mx)
-    _copy(v, alpha0, sl.N)
-    lv = _normalize(v, sl.N)
-    for q in range(t.n_roots):
-        c = t.roots[q]
-        _copy(buf + st.offCL[c], v, t.slots[t.first[c]].N)
-        lv += _in_row(t, st, buf, P, c, v, v2, ts, ss, mx)
-        lv += _normalize(v2, t.slots[t.last[c] + 1].N)
-        _copy(v, v2, t.slots[t.last[c] + 1].N)
-    _init_rho(t.slots[t.n], t.S, t.r2l, v2)
-    logZ = re(_dot(v, v2, t.slots[t.n].N, mx))
-    if logZ <= 0.0:
+        _inside_side(ps, buf, w, LEFT)   # (the side as a constant lets the compiler specialise)
+        _inside_side(ps, buf, w, RIGHT)
+    # the sentence: from slot 0's start state across '^', then toward RIGHT across the roots,
+    # closed by slot n's final state
+    _boundary(t, 0, RIGHT, <num*>ps.tmp)
+    _step(t, 0, BOS, RIGHT, <num*>ps.tmp, v, ps.semiring)
+    lv = _normalize(v, _N(t, 0))
+    lv = _walk(t, ps.st, buf, <const num*>ps.P, t.roots, t.n_roots, RIGHT, v, v2, <num*>ps.ts, <num*>ps.ss,
+               lv, ps.semiring)
+    _boundary(t, t.n, LEFT, v2)
+    z = re(_dot(v, v2, _N(t, t.n), ps.semiring))
+    if z <= 0.0:
         return -INFINITY
-    return lv + log(logZ)
+    return lv + log(z)
 
 
-cdef void _outside(Tree* t, Store* st, num* buf, const num* P, num* v, num* v2, num* tmp,
-                   num* ts, num* ss, num* alpha0, num* mu, num* counts, bint want_counts,
-                   bint mx, num* down, num* g, num* acc, num* tl, num* tr) noexcept nogil:
-    """Top-down pass: marginals μ (max-marginals when mx) and expected edit counts."""
-    cdef int oi, w, i, j, k, Ni, Nk, q, c, UL, UR, l, r, s, kp0, kp1, nl, p0, p1, u, nsym, pm, maxN
-    cdef num Zw, coef
-    cdef num* A
-    cdef num* B
-    cdef num* beta
-    cdef num* gamma
-    cdef Slot sl
-    # top chain backwards: κ = ρ_n; ctxR[root] = κ; κ = IN(root)·κ
-    _init_rho(t.slots[t.n], t.S, t.r2l, v)
-    for q in range(t.n_roots - 1, -1, -1):
-        c = t.roots[q]
-        _copy(buf + st.offCR[c], v, t.slots[t.last[c] + 1].N)
-        _in_col(t, st, buf, P, c, v, v2, ts, ss, mx)
-        _normalize(v2, t.slots[t.first[c]].N)
-        _copy(v, v2, t.slots[t.first[c]].N)
-    if want_counts:
-        # α_0 = α·M_0(^): the '^' edges carry parameters in R2L
-        sl = t.slots[0]
-        Zw = _dot(alpha0, v, sl.N, mx)
-        _init_alpha(sl, t.S, t.r2l, tmp)
-        _count(sl, t.S, 0, t.phi, t.r2l, tmp, v, 1.0 / Zw, counts)
-    for oi in range(t.n - 1, -1, -1):
-        w = t.order[oi]
-        j = w
-        i = t.first[w]
-        k = t.last[w] + 1
-        Ni = t.slots[i].N
-        Nk = t.slots[k].N
-        kp0 = t.kid_ptr[w]
-        kp1 = t.kid_ptr[w + 1]
-        nl = t.nleft[w]
-        UL = t.ul_ptr[w + 1] - t.ul_ptr[w]
-        UR = t.ur_ptr[w + 1] - t.ur_ptr[w]
-        A = buf + st.offA[w]
-        B = buf + st.offB[w]
-        beta = buf + st.offCL[w]
-        gamma = buf + st.offCR[w]
-        for l in range(UL):
-            tl[l] = _dot(beta, A + l * Ni, Ni, mx)
-        for r in range(UR):
-            tr[r] = _dot(B + r * Nk, gamma, Nk, mx)
-        Zw = 0
-        for c in range(t.cand_ptr[w], t.cand_ptr[w + 1]):
-            mu[c] = P[c] * tl[t.cand_li[c]] * tr[t.cand_ri[c]]
-            Zw = splus(Zw, mu[c], mx)
-        if re(Zw) == 0.0:
-            continue  # unreachable node (cannot happen when Z > 0)
-        for c in range(t.cand_ptr[w], t.cand_ptr[w + 1]):
-            mu[c] = mu[c] / Zw
-        # s_l = ⊕ P·tr ; t_r = ⊕ P·tl
-        for l in range(UL):
-            ts[l] = 0
-        for r in range(UR):
-            ss[r] = 0
-        for c in range(t.cand_ptr[w], t.cand_ptr[w + 1]):
-            ts[t.cand_li[c]] = splus(ts[t.cand_li[c]], P[c] * tr[t.cand_ri[c]], mx)
-            ss[t.cand_ri[c]] = splus(ss[t.cand_ri[c]], P[c] * tl[t.cand_li[c]], mx)
-        # λ = ⊕_l s_l · βᵀM_i(l), with counts along each puncteme
-        _zero(acc, Ni)
-        sl = t.slots[i]
-        for l in range(UL):
-            if re(ts[l]) == 0.0 and ts[l] == 0:
-                continue
-            pm = t.ul[t.ul_ptr[w] + l]
-            p0 = t.pm_ptr[pm]
-            p1 = t.pm_ptr[pm + 1]
-            nsym = p1 - p0
-            if want_counts and nsym > 0:
-                # down_u = M(l_{u+1}..l_t)·ML, stored for u = nsym-1 … 0 at down + u*Ni
-                _copy(down + (nsym - 1) * Ni, buf + st.offML[w], Ni)
-                for u in range(nsym - 1, 0, -1):
-                    _col(sl, t.S, t.pm_sym[p0 + u], t.phi, t.r2l, down + u * Ni, down + (u - 1) * Ni, mx)
-            _copy(g, beta, Ni)
-            coef = ts[l] / (Zw * st.nA[w])
-            for u in range(nsym):
-                if want_counts:
-                    _count(sl, t.S, t.pm_sym[p0 + u], t.phi, t.r2l, g, down + u * Ni, coef, counts)
-                _row(sl, t.S, t.pm_sym[p0 + u], t.phi, t.r2l, g, tmp, mx)
-                _copy(g, tmp, Ni)
-            for s in range(Ni):
-                acc[s] = splus(acc[s], ts[l] * g[s], mx)
-        # left kids, left to right: ctxL[c1] = λ; ctxL[c_{m+1}] = ctxL[c_m]ᵀ·IN(c_m)
-        _normalize(acc, Ni)
-        _copy(v, acc, Ni)
-        for q in range(kp0, kp0 + nl):
-            c = t.kids[q]
-            _copy(buf + st.offCL[c], v, t.slots[t.first[c]].N)
-            _in_row(t, st, buf, P, c, v, v2, ts, tl, mx)
-            _normalize(v2, t.slots[t.last[c] + 1].N)
-            _copy(v, v2, t.slots[t.last[c] + 1].N)
-        # κ = ⊕_r t_r · M_k(r)·γ, with counts
-        _zero(acc, Nk)
-        sl = t.slots[k]
-        for r in range(UR):
-            if re(ss[r]) == 0.0 and ss[r] == 0:
-                continue
-            pm = t.ur[t.ur_ptr[w] + r]
-            p0 = t.pm_ptr[pm]
-            p1 = t.pm_ptr[pm + 1]
-            nsym = p1 - p0
-            if want_counts and nsym > 0:
-                # up_u = MRᵀ·M(r_1..r_{u}), stored for u = 0 … nsym-1 at down + u*Nk
-                _copy(down, buf + st.offMR[w], Nk)
-                for u in range(1, nsym):
-                    _row(sl, t.S, t.pm_sym[p0 + u - 1], t.phi, t.r2l, down + (u - 1) * Nk, down + u * Nk, mx)
-            _copy(g, gamma, Nk)
-            coef = ss[r] / (Zw * st.nB[w])
-            for u in range(nsym - 1, -1, -1):
-                if want_counts:
-                    _count(sl, t.S, t.pm_sym[p0 + u], t.phi, t.r2l, down + u * Nk, g, coef, counts)
-                _col(sl, t.S, t.pm_sym[p0 + u], t.phi, t.r2l, g, tmp, mx)
-                _copy(g, tmp, Nk)
-            for s in range(Nk):
-                acc[s] = splus(acc[s], ss[r] * g[s], mx)
-        _normalize(acc, Nk)
-        _copy(v, acc, Nk)
-        for q in range(kp1 - 1, kp0 + nl - 1, -1):
-            c = t.kids[q]
-            _copy(buf + st.offCR[c], v, t.slots[t.last[c] + 1].N)
-            _in_col(t, st, buf, P, c, v, v2, ts, tl, mx)
-            _normalize(v2, t.slots[t.first[c]].N)
-            _copy(v, v2, t.slots[t.first[c]].N)
-
-
-
-cdef struct Sampler:
-    const double* P
-    const double* u      # one uniform draw per node, consumed in sampling order
-    int next_u
-    long* choice         # chosen lattice candidate per node
-    double* v            # scratch vectors (never held across a recursive call)
-    double* v2
-    double* tmp
-    double* ts
-    double* ss
-
-
-cdef void _sample_node(Tree* t, Store* st, double* buf, Sampler* sm, int w) noexcept nogil:
-    """Draw w's (l, r) given everything drawn so far (β = ctxL[w], γ = ctxR[w] are the
-    conditional outside vectors), then its subtree left to right.  Leaves the drawn
-    subtree's factors a* in ML[w] and b* in MR[w] (normalised)."""
-    cdef int i = t.first[w], j = w, k = t.last[w] + 1
-    cdef int Ni = t.slots[i].N, Nk = t.slots[k].N
-    cdef int kp0 = t.kid_ptr[w], kp1 = t.kid_ptr[w + 1], nl = t.nleft[w]
-    cdef int c, q, lpm, rpm, Nc
-    cdef double tot = 0.0, acc, target
-    cdef double* A = buf + st.offA[w]
-    cdef double* B = buf + st.offB[w]
-    cdef double* beta = buf + st.offCL[w]
-    cdef double* gamma = buf + st.offCR[w]
+# ------------------------------------------------------------------ the top-down pass
+cdef bint _choose(Pass* ps, num* buf, int w, num* zw) noexcept nogil:
+    """Weigh w's candidates, P·(β·a_l)(b_r·γ), and choose under the semiring.  SUM/MAX_PRODUCT:
+    their (max-)marginals into ``mu``, their total into ``zw``, and each puncteme's weight
+    ⊕ P·(the other side's dot) into ts (left) and ss (right).  SAMPLING: draw one (the next
+    uniform), record it, and give its punctemes weight 1.  False if w is unreachable (which
+    cannot happen when p(x|T) > 0)."""
+    cdef Tree* t = ps.t
+    cdef Store* st = ps.st
+    cdef const num* P = <const num*>ps.P
+    cdef num* mu = <num*>ps.mu
+    cdef num* ts = <num*>ps.ts
+    cdef num* ss = <num*>ps.ss
+    cdef num* tl = <num*>ps.tl
+    cdef num* tr = <num*>ps.tr
+    cdef num* dots[2]
+    cdef Semiring sr = ps.semiring
+    cdef const int* li = t.cand_u[LEFT]
+    cdef const int* ri = t.cand_u[RIGHT]
+    cdef int c0 = t.cand_ptr[w], c1 = t.cand_ptr[w + 1], s, u, N, c
     cdef long chosen = -1
-    for c in range(t.cand_ptr[w], t.cand_ptr[w + 1]):
-        tot += sm.P[c] * _dot(beta, A + t.cand_li[c] * Ni, Ni, False) * _dot(B + t.cand_ri[c] * Nk, gamma, Nk, False)
-    target = sm.u[sm.next_u] * tot
-    sm.next_u += 1
-    acc = 0.0
-    for c in range(t.cand_ptr[w], t.cand_ptr[w + 1]):
-        chosen = c
-        acc += sm.P[c] * _dot(beta, A + t.cand_li[c] * Ni, Ni, False) * _dot(B + t.cand_ri[c] * Nk, gamma, Nk, False)
-        if acc > target:
-            break
-    sm.choice[w] = chosen
-    lpm = t.ul[t.ul_ptr[w] + t.cand_li[chosen]]
-    rpm = t.ur[t.ur_ptr[w] + t.cand_ri[chosen]]
-    # left kids: ctxL[c1] = βᵀ·M_i(l*); ctxL[c_{m+1}] ∝ b*(c_m); γ of each = inside suffix ctxR
-    if nl > 0:
-        c = t.kids[kp0]
-        _apply_puncteme_row(t, i, lpm, beta, buf + st.offCL[c], sm.tmp, False)
-        _normalize(buf + st.offCL[c], Ni)
-        for q in range(kp0, kp0 + nl):
-            c = t.kids[q]
-            _sample_node(t, st, buf, sm, c)
-            if q + 1 < kp0 + nl:
-                Nc = t.slots[t.last[c] + 1].N
-                _copy(buf + st.offCL[t.kids[q + 1]], buf + st.offMR[c], Nc)
-        _copy(sm.v, buf + st.offML[t.kids[kp0]], Ni)
-    else:
-        _init_rho(t.slots[j], t.S, t.r2l, sm.v)
-    # right kids: γ suffixes over the undrawn right kids, starting from κ = M_k(r*)·γ
-    if kp1 > kp0 + nl:
-        c = t.kids[kp1 - 1]
-        _apply_puncteme_col(t, k, rpm, gamma, buf + st.offCR[c], sm.tmp, False)
-        _normalize(buf + st.offCR[c], Nk)
-        for q in range(kp1 - 1, kp0 + nl, -1):
-            c = t.kids[q]
-            _in_col(t, st, buf, sm.P, c, buf + st.offCR[c], sm.v2, sm.ts, sm.ss, False)
-            Nc = t.slots[t.first[c]].N
-            _normalize(sm.v2, Nc)
-            _copy(buf + st.offCR[t.kids[q - 1]], sm.v2, Nc)
-    # a* = M_i(l*)·ML*  (ML* ∝ a*(c1) or ρ_j); written to ML[w] after the left kids are done
-    _apply_puncteme_col(t, i, lpm, sm.v, sm.v2, sm.tmp, False)
-    _normalize(sm.v2, Ni)
-    _copy(buf + st.offML[w], sm.v2, Ni)
-    if kp1 > kp0 + nl:
-        c = t.kids[kp0 + nl]
-        _init_alpha(t.slots[j + 1], t.S, t.r2l, buf + st.offCL[c])
-        for q in range(kp0 + nl, kp1):
-            c = t.kids[q]
-            _sample_node(t, st, buf, sm, c)
-            if q + 1 < kp1:
-                _copy(buf + st.offCL[t.kids[q + 1]], buf + st.offMR[c], t.slots[t.last[c] + 1].N)
-        _copy(sm.v, buf + st.offMR[t.kids[kp1 - 1]], Nk)
-    else:
-        _init_alpha(t.slots[j + 1], t.S, t.r2l, sm.v)
-    _apply_puncteme_row(t, k, rpm, sm.v, sm.v2, sm.tmp, False)
-    _normalize(sm.v2, Nk)
-    _copy(buf + st.offMR[w], sm.v2, Nk)
+    cdef double tot, acc, target
+    cdef num z
+    dots[LEFT] = tl
+    dots[RIGHT] = tr
+    for s in range(LEFT, RIGHT + 1):
+        N = _N(t, _edge(t, w, s))
+        for u in range(t.u_ptr[s][w + 1] - t.u_ptr[s][w]):
+            dots[s][u] = _dot(buf + st.ctx[s][w], buf + st.fac[s][w] + u * N, N, sr)
+    for u in range(t.u_ptr[LEFT][w + 1] - t.u_ptr[LEFT][w]):
+        ts[u] = 0
+    for u in range(t.u_ptr[RIGHT][w + 1] - t.u_ptr[RIGHT][w]):
+        ss[u] = 0
+    if sr == SAMPLING:
+        tot = 0.0
+        for c in range(c0, c1):
+            mu[c] = P[c] * tl[li[c]] * tr[ri[c]]
+            tot += re(mu[c])
+        target = ps.uniforms[ps.next_u] * tot
+        ps.next_u += 1
+        acc = 0.0
+        for c in range(c0, c1):
+            chosen = c
+            acc += re(mu[c])
+            if acc > target:
+                break
+        ps.choice[w] = chosen
+        ts[li[chosen]] = 1.0
+        ss[ri[chosen]] = 1.0
+        zw[0] = 1.0
+        return True
+    z = 0
+    for c in range(c0, c1):
+        mu[c] = P[c] * tl[li[c]] * tr[ri[c]]
+        z = splus(z, mu[c], sr)
+    if re(z) == 0.0:
+        return False
+    for c in range(c0, c1):
+        mu[c] = mu[c] / z
+        ts[li[c]] = splus(ts[li[c]], P[c] * tr[ri[c]], sr)
+        ss[ri[c]] = splus(ss[ri[c]], P[c] * tl[li[c]], sr)
+    zw[0] = z
+    return True
 
 
+cdef void _open(Pass* ps, num* buf, int w, int s, num zw) noexcept nogil:
+    """acc = ⊕_u weight(u)·(w's context on side s moved inward across its puncteme u), normalised:
+    β becomes the first left dependent's left context, γ the last right dependent's right
+    context.  With ``want_counts``, the expected counts of the edits crossed on the way, whose
+    inner halves are the stored ML / MR moved outward across the rest of the puncteme."""
+    cdef Tree* t = ps.t
+    cdef Store* st = ps.st
+    cdef num* acc = <num*>ps.acc
+    cdef num* g = <num*>ps.g
+    cdef num* tmp = <num*>ps.tmp
+    cdef num* part = <num*>ps.part
+    cdef const num* wt = <num*>(ps.ts if s == LEFT else ps.ss)
+    cdef const num* ctx = buf + st.ctx[s][w]
+    cdef Semiring sr = ps.semiring
+    cdef int toward = _other(s), e = _edge(t, w, s), N = _N(t, e)
+    cdef int U = t.u_ptr[s][w + 1] - t.u_ptr[s][w], u, pm, n_sym, q, sigma, i
+    cdef const int* pms = t.u[s] + t.u_ptr[s][w]
+    cdef num coef
+    _zero(acc, N)
+    for u in range(U):
+        if _is_zero(wt[u]):
+            continue
+        pm = pms[u]
+        n_sym = t.pm_ptr[pm + 1] - t.pm_ptr[pm]
+        if ps.want_counts and n_sym > 0:
+            # part[q]: the inner vector moved outward across the q symbols next to it
+            _copy(part, buf + st.inner[s][w], N)
+            for q in range(1, n_sym):
+                _step(t, e, _sym(t, pm, s, q - 1), s, part + (q - 1) * N, part + q * N, sr)
+        _copy(g, ctx, N)
+        coef = wt[u] / (zw * st.nfac[s][w])
+        for q in range(n_sym - 1, -1, -1):
+            sigma = _sym(t, pm, s, q)
+            if ps.want_counts:
+                if toward == RIGHT:
+                    _count(t, e, sigma, g, part + q * N, coef, <num*>ps.counts)
+                else:
+                    _count(t, e, sigma, part + q * N, g, coef, <num*>ps.counts)
+            _step(t, e, sigma, toward, g, tmp, sr)
+            _copy(g, tmp, N)
+        for i in range(N):
+            acc[i] = splus(acc[i], wt[u] * g[i], sr)
+    _normalize(acc, N)
+
+
+cdef void _seal(Pass* ps, num* buf, int w, int s) noexcept nogil:
+    """SAMPLING, once w's dependents on side s are drawn: w's drawn factor on that side (a* into
+    ML[w], b* into MR[w]), from the drawn factor of its outermost dependent there (or the word
+    boundary) moved outward across its drawn puncteme."""
+    cdef Tree* t = ps.t
+    cdef Store* st = ps.st
+    cdef num* v = <num*>ps.v
+    cdef num* v2 = <num*>ps.v2
+    cdef int e = _edge(t, w, s), nk
+    cdef const int* kids = _kids(t, w, s, &nk)
+    cdef const num* src
+    if nk > 0:
+        src = buf + st.inner[s][_outermost(kids, nk, s)]
+    else:
+        _boundary(t, _word_slot(w, s), s, v)
+        src = v
+    _apply(t, e, _chosen(t, ps.choice[w], w, s), s, src, v2, <num*>ps.tmp, ps.semiring)
+    _normalize(v2, _N(t, e))
+    _copy(buf + st.inner[s][w], v2, _N(t, e))
+
+
+cdef void _down_run(Pass* ps, num* buf, const int* run, int n_run) noexcept nogil:
+    """The top-down pass into adjacent siblings, left to right.  SAMPLING draws them in this
+    order, so a sibling's left context is its left neighbour's drawn right factor."""
+    cdef int q, c
+    for q in range(n_run):
+        c = run[q]
+        if ps.semiring == SAMPLING and q > 0:
+            _copy(buf + ps.st.ctx[LEFT][c], buf + ps.st.inner[RIGHT][run[q - 1]],
+                  _N(ps.t, _edge(ps.t, c, LEFT)))
+        _down(ps, buf, c)
+
+
+cdef void _down(Pass* ps, num* buf, int w) noexcept nogil:
+    """The top-down pass at w, whose contexts β = CL[w] and γ = CR[w] are set, and below it."""
+    cdef Tree* t = ps.t
+    cdef int s, nk
+    cdef const int* kids
+    cdef num zw
+    cdef bint sampling = ps.semiring == SAMPLING
+    if not _choose(ps, buf, w, &zw):
+        return
+    for s in range(LEFT, RIGHT + 1):
+        kids = _kids(t, w, s, &nk)
+        if nk == 0 and not ps.want_counts:
+            continue  # no context to pass on, no counts to take
+        _open(ps, buf, w, s, zw)
+        if sampling and s == LEFT:
+            # the other left dependents get their left contexts as they are drawn (_down_run)
+            _copy(buf + ps.st.ctx[LEFT][_outermost(kids, nk, LEFT)], <num*>ps.acc, _N(t, _edge(t, w, LEFT)))
+        else:
+            _walk(t, ps.st, buf, <const num*>ps.P, kids, nk, _other(s), <num*>ps.acc, <num*>ps.v2,
+                  <num*>ps.tl, <num*>ps.tr, 0.0, ps.semiring)
+    for s in range(LEFT, RIGHT + 1):
+        kids = _kids(t, w, s, &nk)
+        _down_run(ps, buf, kids, nk)
+        if sampling:
+            _seal(ps, buf, w, s)
+
+
+cdef void _down_sentence(Pass* ps, num* buf) noexcept nogil:
+    """The top-down pass from the sentence: the roots' right contexts (a walk toward LEFT from
+    slot n's final state), the counts of the '^' arcs, then every root's subtree."""
+    cdef Tree* t = ps.t
+    cdef num* acc = <num*>ps.acc
+    cdef num* g = <num*>ps.g
+    cdef num* tmp = <num*>ps.tmp
+    cdef num zw
+    _boundary(t, t.n, LEFT, acc)
+    _walk(t, ps.st, buf, <const num*>ps.P, t.roots, t.n_roots, LEFT, acc, <num*>ps.v2, <num*>ps.tl,
+          <num*>ps.tr, 0.0, ps.semiring)
+    if ps.want_counts:
+        # acc is now at slot 0; the '^' arcs carry parameters (in R2L)
+        _boundary(t, 0, RIGHT, tmp)
+        _step(t, 0, BOS, RIGHT, tmp, g, ps.semiring)
+        zw = _dot(g, acc, _N(t, 0), ps.semiring)
+        _count(t, 0, BOS, tmp, acc, 1.0 / zw, <num*>ps.counts)
+    _down_run(ps, buf, t.roots, t.n_roots)
+
+
+# ------------------------------------------------------------------ one lattice's arrays
 cdef class _Workspace:
-    """Per-call buffers and the Tree/Store views over a lattice's arrays."""
+    """A lattice's Tree and Store, and the sizes of a pass's buffers."""
     cdef Tree t
     cdef Store st
     cdef Slot* slots
-    cdef long total
+    cdef long total       # entries of the buffer (every node's rows, ML, MR, CL, CR)
     cdef int maxN, maxU, maxSym
-    cdef object keep  # references to arrays backing the pointers
+    cdef object keep      # references to the arrays behind the pointers
     cdef long[::1] offs
     cdef double[::1] scales
     cdef int[::1] loc
@@ -682,7 +559,7 @@ cdef class _Workspace:
             free(self.slots)
 
     cdef void setup(self, object lat, object grammar, double[:, :, ::1] phi, bint r2l) except *:
-        cdef int n = lat.n, S = grammar.n_symbols, w, i, Ni, Nk, UL, UR
+        cdef int n = lat.n, S = grammar.n_symbols, w, i, s, Ni, Nk, UL, UR
         cdef int[::1] x_ptr = lat.x_ptr_r if r2l else lat.x_ptr
         cdef int[::1] x_sym = lat.x_sym_r if r2l else lat.x_sym
         cdef int[::1] first = lat.first, last = lat.last, kid_ptr = lat.kid_ptr, kids = lat.kids
@@ -692,13 +569,16 @@ cdef class _Workspace:
         cdef int[::1] pm_ptr = grammar.pm_ptr, pm_sym = grammar.pm_sym
         cdef int[::1] pm_tail = grammar.pm_tail, pm_head = grammar.pm_head
         cdef int n_pm = pm_ptr.shape[0] - 1
+        cdef long size[6]
         if pm_tail.shape[0] != n_pm or pm_head.shape[0] != n_pm:
-            raise ValueError("grammar: pm_tail / pm_head must have one entry per puncteme")
+            raise ValueError(Errors.E150)
         self.loc = np.full(max(n_pm, 1), -1, dtype=np.int32)
         if phi.shape[0] != S or phi.shape[1] != S or phi.shape[2] != 4:
-            raise ValueError(f"phi must have shape ({S}, {S}, 4), got {tuple(phi.shape)[:3]}")
+            raise ValueError(Errors.E151.format(S=S, shape=tuple(phi.shape)[:3]))
         self.keep = (lat, grammar, phi, pm_tail, pm_head)
         self.slots = <Slot*>malloc((n + 1) * sizeof(Slot))
+        if self.slots == NULL:
+            raise MemoryError()
         self.maxN = 1
         self.maxSym = 1
         for i in range(n + 1):
@@ -707,7 +587,7 @@ cdef class _Workspace:
             self.slots[i].N = 1 + self.slots[i].m * S
             if self.slots[i].N > self.maxN:
                 self.maxN = self.slots[i].N
-        for i in range(pm_ptr.shape[0] - 1):
+        for i in range(n_pm):
             if pm_ptr[i + 1] - pm_ptr[i] > self.maxSym:
                 self.maxSym = pm_ptr[i + 1] - pm_ptr[i]
         self.t.n = n
@@ -721,22 +601,22 @@ cdef class _Workspace:
         self.t.roots = &roots[0]
         self.t.n_roots = roots.shape[0]
         self.t.cand_ptr = &cand_ptr[0]
-        self.t.cand_li = &cand_li[0]
-        self.t.cand_ri = &cand_ri[0]
-        self.t.ul_ptr = &ul_ptr[0]
-        self.t.ul = &ul[0]
-        self.t.ur_ptr = &ur_ptr[0]
-        self.t.ur = &ur[0]
+        self.t.cand_u[LEFT] = &cand_li[0]
+        self.t.cand_u[RIGHT] = &cand_ri[0]
+        self.t.u_ptr[LEFT] = &ul_ptr[0]
+        self.t.u_ptr[RIGHT] = &ur_ptr[0]
+        self.t.u[LEFT] = &ul[0]
+        self.t.u[RIGHT] = &ur[0]
         self.t.pm_ptr = &pm_ptr[0]
         self.t.pm_sym = &pm_sym[0] if pm_sym.shape[0] > 0 else NULL
-        self.t.pm_tail = &pm_tail[0]
-        self.t.pm_head = &pm_head[0]
+        self.t.pm_rest[LEFT] = &pm_tail[0]   # a walk toward LEFT crosses the first symbol last
+        self.t.pm_rest[RIGHT] = &pm_head[0]
         self.t.loc = &self.loc[0]
         self.t.max_len = self.maxSym
         self.t.slots = self.slots
         self.t.phi = &phi[0, 0, 0]
         self.t.r2l = r2l
-        # offsets: A, B, ML, MR, CL, CR per node
+        # per node, contiguous: A, B, ML, MR, CL, CR
         self.offs = np.zeros(6 * n, dtype=np.int64)
         self.scales = np.zeros(4 * n, dtype=np.float64)
         self.maxU = 1
@@ -750,56 +630,64 @@ cdef class _Workspace:
                 self.maxU = UL
             if UR > self.maxU:
                 self.maxU = UR
-            self.offs[w] = self.total
-            self.total += UL * Ni
-            self.offs[n + w] = self.total
-            self.total += UR * Nk
-            self.offs[2 * n + w] = self.total
-            self.total += Ni
-            self.offs[3 * n + w] = self.total
-            self.total += Nk
-            self.offs[4 * n + w] = self.total
-            self.total += Ni
-            self.offs[5 * n + w] = self.total
-            self.total += Nk
-        self.st.offA = &self.offs[0]
-        self.st.offB = &self.offs[n]
-        self.st.offML = &self.offs[2 * n]
-        self.st.offMR = &self.offs[3 * n]
-        self.st.offCL = &self.offs[4 * n]
-        self.st.offCR = &self.offs[5 * n]
-        self.st.lA = &self.scales[0]
-        self.st.lB = &self.scales[n]
-        self.st.nA = &self.scales[2 * n]
-        self.st.nB = &self.scales[3 * n]
+            size[0] = UL * Ni
+            size[1] = UR * Nk
+            size[2] = size[4] = Ni
+            size[3] = size[5] = Nk
+            for i in range(6):
+                self.offs[i * n + w] = self.total
+                self.total += size[i]
+        for s in range(LEFT, RIGHT + 1):
+            self.st.fac[s] = &self.offs[s * n]
+            self.st.inner[s] = &self.offs[(2 + s) * n]
+            self.st.ctx[s] = &self.offs[(4 + s) * n]
+            self.st.lfac[s] = &self.scales[s * n]
+            self.st.nfac[s] = &self.scales[(2 + s) * n]
+
+    cdef long scratch_size(self):
+        return 6 * self.maxN + 4 * (self.maxU + 1) + self.maxN * self.maxSym + 8
 
 
-cdef tuple _run(_Workspace ws, num[::1] P, num[::1] buf, num[::1] scratch, num[::1] mu,
-                num[::1] counts, bint do_outside, bint want_counts, bint mx):
+cdef void _start(Pass* ps, _Workspace ws, Semiring sr, num* buf, const num* P, num* mu, num* counts,
+                 num* scratch):
+    """Point ``ps`` at ``ws``'s lattice and at buffers of ``ws.total``, K, S·S·4 and
+    ``ws.scratch_size()`` entries."""
     cdef int N = ws.maxN, U = ws.maxU + 1
-    cdef num* sp = &scratch[0]
-    cdef num* v = sp
-    cdef num* v2 = sp + N
-    cdef num* tmp = sp + 2 * N
-    cdef num* alpha0 = sp + 3 * N
-    cdef num* g = sp + 4 * N
-    cdef num* acc = sp + 5 * N
-    cdef num* ts = sp + 6 * N
-    cdef num* ss = ts + U
-    cdef num* tl = ss + U
-    cdef num* tr = tl + U
-    cdef num* down = tr + U
+    ps.semiring = sr
+    ps.want_counts = False
+    ps.t = &ws.t
+    ps.st = &ws.st
+    ps.buf = buf
+    ps.P = P
+    ps.mu = mu
+    ps.counts = counts
+    ps.choice = NULL
+    ps.uniforms = NULL
+    ps.next_u = 0
+    ps.v = scratch
+    ps.v2 = scratch + N
+    ps.tmp = scratch + 2 * N
+    ps.g = scratch + 3 * N
+    ps.acc = scratch + 4 * N
+    ps.ts = scratch + 6 * N
+    ps.ss = scratch + 6 * N + U
+    ps.tl = scratch + 6 * N + 2 * U
+    ps.tr = scratch + 6 * N + 3 * U
+    ps.part = scratch + 6 * N + 4 * U
+
+
+# ------------------------------------------------------------------ the Python API
+cdef double _run(_Workspace ws, Semiring sr, num[::1] P, num[::1] buf, num[::1] scratch, num[::1] mu,
+                 num[::1] counts, bint top_down, bint want_counts):
+    cdef Pass ps
     cdef double logZ
-    cdef num* bp = &buf[0]
-    cdef num* Pp = &P[0]
-    cdef num* mup = &mu[0]
-    cdef num* cp = &counts[0]
+    _start(&ps, ws, sr, &buf[0], &P[0], &mu[0], &counts[0], &scratch[0])
+    ps.want_counts = want_counts
     with nogil:
-        logZ = _inside(&ws.t, &ws.st, bp, Pp, v, v2, tmp, ts, ss, alpha0, mx)
-        if do_outside and logZ > -INFINITY:
-            _outside(&ws.t, &ws.st, bp, Pp, v, v2, tmp, ts, ss, alpha0, mup, cp,
-                     want_counts, mx, down, g, acc, tl, tr)
-    return (logZ,)
+        logZ = _inside(&ps, &buf[0])
+        if top_down and logZ > -INFINITY:
+            _down_sentence(&ps, &buf[0])
+    return logZ
 
 
 def run_dp(lat, grammar, cand_p, double[:, :, ::1] phi, bint r2l, str mode, bint outside=True,
@@ -814,38 +702,35 @@ def run_dp(lat, grammar, cand_p, double[:, :, ::1] phi, bint r2l, str mode, bint
     what is returned as counts.
     Returns (logZ, mu, counts, dmu, dcounts).
     """
-    cdef _Workspace ws = _Workspace()
-    cdef bint mx = mode == "max"
     if mode not in ("sum", "max"):
-        raise ValueError(f"unknown semiring mode {mode!r}")
+        raise ValueError(Errors.E152.format(mode=mode))
+    cdef Semiring sr = MAX_PRODUCT if mode == "max" else SUM_PRODUCT
+    cdef _Workspace ws = _Workspace()
     ws.setup(lat, grammar, phi, r2l)
     cdef int S = grammar.n_symbols
     cdef long K = lat.cand_li.shape[0]
-    cdef long scratch_n = 6 * ws.maxN + 4 * (ws.maxU + 1) + ws.maxN * ws.maxSym + 8
     P = np.ascontiguousarray(cand_p, dtype=np.float64)
     if P.shape[0] != K:
-        raise ValueError(f"cand_p has {P.shape[0]} entries, the lattice has {K} candidates")
+        raise ValueError(Errors.E153.format(got=P.shape[0], K=K))
     mu = np.zeros(K, dtype=np.float64)
     if counts_out is None:
         cnt = np.zeros(S * S * 4, dtype=np.float64)
     else:
         cnt = counts_out
         if cnt.dtype != np.float64 or cnt.size != S * S * 4 or not cnt.flags.c_contiguous:
-            raise ValueError(f"counts_out must be a C-contiguous float64 array of {S * S * 4} entries")
+            raise ValueError(Errors.E154.format(size=S * S * 4))
         cnt = cnt.reshape(-1)
-    out = _run[double](ws, P, np.zeros(max(ws.total, 1), dtype=np.float64),
-                       np.zeros(scratch_n, dtype=np.float64), mu, cnt, outside,
-                       counts and not mx, mx)
-    logZ = out[0]
+    logZ = _run[double](ws, sr, P, np.zeros(max(ws.total, 1), dtype=np.float64),
+                        np.zeros(ws.scratch_size(), dtype=np.float64), mu, cnt, outside,
+                        counts and sr == SUM_PRODUCT)
     dmu = dcnt = None
-    if tilt is not None and not mx and logZ > -np.inf and outside:
+    if tilt is not None and sr == SUM_PRODUCT and logZ > -np.inf and outside:
         h = np.ascontiguousarray(tilt, dtype=np.float64)
         Pc = P * (1.0 + 1j * tilt_step * h)
         muc = np.zeros(K, dtype=np.complex128)
         cntc = np.zeros(S * S * 4, dtype=np.complex128)
-        _run[cython.doublecomplex](ws, Pc, np.zeros(max(ws.total, 1), dtype=np.complex128),
-                                   np.zeros(scratch_n, dtype=np.complex128), muc, cntc, True,
-                                   counts, False)
+        _run[cython.doublecomplex](ws, SUM_PRODUCT, Pc, np.zeros(max(ws.total, 1), dtype=np.complex128),
+                                   np.zeros(ws.scratch_size(), dtype=np.complex128), muc, cntc, True, counts)
         dmu = muc.imag / tilt_step
         dcnt = (cntc.imag / tilt_step).reshape(S, S, 4)
     return logZ, mu, cnt.reshape(S, S, 4), dmu, dcnt
@@ -859,55 +744,31 @@ def sample_dp(lat, grammar, cand_p, double[:, :, ::1] phi, bint r2l, double[:, :
     cdef _Workspace ws = _Workspace()
     ws.setup(lat, grammar, phi, r2l)
     cdef long K = lat.cand_li.shape[0]
-    cdef int n = lat.n, n_samples = uniforms.shape[0], si, q, c, N = ws.maxN, U = ws.maxU + 1
+    cdef int n = lat.n, n_samples = uniforms.shape[0], si
     if uniforms.shape[1] != n:
-        raise ValueError("uniforms must have one column per word")
+        raise ValueError(Errors.E155.format(n=n, got=uniforms.shape[1]))
     cdef double[::1] P = np.ascontiguousarray(cand_p, dtype=np.float64)
+    if P.shape[0] != K:
+        raise ValueError(Errors.E153.format(got=P.shape[0], K=K))
     cdef double[::1] buf = np.zeros(max(ws.total, 1), dtype=np.float64)
-    cdef double[::1] scratch = np.zeros(8 * N + 4 * U + 8, dtype=np.float64)
+    cdef double[::1] scratch = np.zeros(ws.scratch_size(), dtype=np.float64)
+    cdef double[::1] weights = np.zeros(max(K, 1), dtype=np.float64)
     cdef long[:, ::1] choices = np.full((n_samples, n), -1, dtype=np.int64)
-    cdef double* sp = &scratch[0]
+    cdef Pass ps
     cdef double logZ
-    cdef Sampler sm
-    cdef Tree* t = &ws.t
-    cdef Store* st = &ws.st
-    cdef double* bp = &buf[0]
+    _start(&ps, ws, SAMPLING, &buf[0], &P[0], &weights[0], &weights[0], &scratch[0])
     with nogil:
-        logZ = _inside(t, st, bp, &P[0], sp, sp + N, sp + 2 * N, sp + 6 * N, sp + 6 * N + U,
-                       sp + 3 * N, False)
-    if logZ == -INFINITY:
-        return logZ, np.asarray(choices)
-    sm.P = &P[0]
-    sm.v = sp
-    sm.v2 = sp + N
-    sm.tmp = sp + 2 * N
-    sm.ts = sp + 6 * N
-    sm.ss = sp + 6 * N + U
-    with nogil:
-        for si in range(n_samples):
-            sm.u = &uniforms[si, 0]
-            sm.next_u = 0
-            sm.choice = &choices[si, 0]
-            # roots: γ suffixes over undrawn roots, then draw left to right
-            c = t.roots[t.n_roots - 1]
-            _init_rho(t.slots[n], t.S, t.r2l, bp + st.offCR[c])
-            for q in range(t.n_roots - 1, 0, -1):
-                c = t.roots[q]
-                _in_col(t, st, bp, sm.P, c, bp + st.offCR[c], sm.v2, sm.ts, sm.ss, False)
-                _normalize(sm.v2, t.slots[t.first[c]].N)
-                _copy(bp + st.offCR[t.roots[q - 1]], sm.v2, t.slots[t.first[c]].N)
-            c = t.roots[0]
-            _init_alpha(t.slots[0], t.S, t.r2l, sm.tmp)
-            _row(t.slots[0], t.S, 0, t.phi, t.r2l, sm.tmp, bp + st.offCL[c], False)
-            _normalize(bp + st.offCL[c], t.slots[0].N)
-            for q in range(t.n_roots):
-                c = t.roots[q]
-                _sample_node(t, st, bp, &sm, c)
-                if q + 1 < t.n_roots:
-                    _copy(bp + st.offCL[t.roots[q + 1]], bp + st.offMR[c], t.slots[t.last[c] + 1].N)
+        logZ = _inside(&ps, &buf[0])
+        if logZ > -INFINITY:
+            for si in range(n_samples):
+                ps.uniforms = &uniforms[si, 0]
+                ps.next_u = 0
+                ps.choice = &choices[si, 0]
+                _down_sentence(&ps, &buf[0])
     return logZ, np.asarray(choices)
 
 
+# ------------------------------------------------------------------ compiling a lattice's candidates
 cdef void _per_node_unique(long n, long n_pm, const long* col, const int* cand_ptr, int* stamp,
                            int* rank, int* ptr, int* vals, int* idx) noexcept nogil:
     """Per node: its candidates' distinct values of ``col`` in increasing order (``vals``,
@@ -936,12 +797,12 @@ def candidate_fields(long n, long n_pm, const long[::1] cand_l, const long[::1] 
     ``[0]`` when empty).  ``node`` must be non-decreasing and every value in ``0..n_pm-1``."""
     cdef long K = node.shape[0], k
     if cand_l.shape[0] != K or cand_r.shape[0] != K:
-        raise ValueError("cand_l, cand_r and node must have one length")
+        raise ValueError(Errors.E156)
     for k in range(K):
         if node[k] < 0 or node[k] >= n or (k > 0 and node[k] < node[k - 1]):
-            raise ValueError("candidate nodes must be non-decreasing and within the sentence")
+            raise ValueError(Errors.E157)
         if cand_l[k] < 0 or cand_l[k] >= n_pm or cand_r[k] < 0 or cand_r[k] >= n_pm:
-            raise ValueError(f"candidate {k} has a puncteme id outside 0..{n_pm - 1}")
+            raise ValueError(Errors.E158.format(k=k, last=n_pm - 1))
     cdef int[::1] cand_ptr = np.zeros(n + 1, dtype=np.int32)
     for k in range(K):
         cand_ptr[node[k] + 1] += 1

@@ -6,7 +6,7 @@ first use.  The ``punctgen`` factory is registered by the ``spacy_factories`` en
 """
 from spacy_punctgen.about import __version__
 
-__all__ = ["__version__", "insert_punctuation"]
+__all__ = ["__version__", "insert_punctuation", "render", "load", "restore_text"]
 
 
 def __getattr__(name):
@@ -14,4 +14,16 @@ def __getattr__(name):
         from spacy_punctgen.pipeline.doc_convert import insert_punctuation
 
         return insert_punctuation
+    if name == "render":  # the picture of the underlying tree (docs/render.md)
+        from spacy_punctgen.pipeline.render import render
+
+        return render
+    if name == "load":  # the shipped pipelines (restore / analyze)
+        from spacy_punctgen.pipeline.load import load
+
+        return load
+    if name == "restore_text":  # text of any length, restored window by window
+        from spacy_punctgen.pipeline.stream import restore_text
+
+        return restore_text
     raise AttributeError(f"module 'spacy_punctgen' has no attribute {name!r}")

@@ -15,6 +15,7 @@ them, so a new message takes the next free code of its block:
 * ``E570``-``E599``: the restoration baselines (``baselines/``)
 * ``E600``-``E609``: the benchmark (``bench/``)
 * ``E610``-``E699``: the command line (``cli/``)
+* ``E700``-``E749``: the workflow's helpers (``workflow/``)
 * ``W001``-: warnings
 """
 
@@ -52,6 +53,42 @@ class Errors:
     E014 = ("[E014] The 'punctgen' component has no model to save: it was given none (config={{'model': "
             "PATH}}), was not trained (nlp.initialize) and none ships for language {lang!r}. Train it first, "
             "or save only its settings with exclude=['model'].")
+    E016 = ("[E016] The parse of the sentence at tokens {start}-{end} is not a tree: the heads of tokens "
+            "{cycle} form a cycle, so no word reaches a root. Give each sentence heads that lead to a root "
+            "(a token whose head is itself).")
+    E017 = ("[E017] doc._.punct_logprob of this Doc is computed when first read, by the 'punctgen' component "
+            "that analysed it, and that component is not loaded in this process (was the Doc deserialised in "
+            "another process?). Read doc._.punct_logprob before serialising the Doc, or run the component on "
+            "it again here.")
+    # spacy_punctgen/pipeline/render.py: the picture of the underlying tree
+    E070 = ("[E070] render needs a Doc processed by a 'punctgen' component (doc._.underlying_punct and "
+            "doc._.restored_punct are both None): run nlp with punctgen first, e.g. nlp.add_pipe('punctgen').")
+    E071 = ("[E071] The punctgen annotations do not match the Doc: sentence {sentence} has {n} slots but {got} "
+            "entries. Was the Doc re-parsed or re-segmented after punctgen ran?")
+    E072 = "[E072] render: {what} must be {expected}, not {got}."
+    E073 = "[E073] render: cannot read the punctgen model at {path}: {reason}"
+    E074 = "[E074] render: the spaCy pipeline given as model has no 'punctgen' component (pipes: {pipes})."
+    E075 = "[E075] {path}: not UTF-8 text ({err})"
+    E076 = "[E076] render: {name} must be one of {allowed}, not {value!r}."
+    E077 = ("[E077] No such input file: {path} (its name looks like a file's; to render a literal text, pass "
+            "the text itself)")
+    E078 = ("[E078] Rendering text needs a spaCy pipeline with a UD dependency parser (pipeline=..., or "
+            "--pipeline on the command line); only CoNLL-U input brings its own trees.")
+    E079 = "[E079] Cannot load the spaCy pipeline {name!r}: {err}"
+    E080 = "[E080] sentence {text!r}: cannot make one word per token ({reason})"
+
+    # shipped pipelines and long input (spacy_punctgen/pipeline/load.py, pipeline/stream.py)
+    E050 = "[E050] spacy_punctgen.load: mode must be 'restore' or 'analyze', not {mode!r}"
+    E051 = ("[E051] no parser ships for language {lang!r} (shipped: {shipped}); pass parser=PATH (a spaCy "
+            "pipeline with a UD parser) and model=PATH")
+    E052 = ("[E052] the parser shipped for language {lang!r} is incomplete: {path} lacks {missing} (broken "
+            "installation? reinstall spacy-punctgen)")
+    E053 = ("[E053] {path} is not a spaCy pipeline with a dependency parser (pipes: {pipes}); "
+            "spacy_punctgen.load needs one that predicts UD trees")
+    E056 = "[E056] chunk_chars must be an integer of at least 100, not {value!r}"
+    E057 = "[E057] expected the text as a str, got {type}"
+    E058 = ("[E058] restoring text needs a 'punctgen' component in mode 'restore' (pipes: {pipes}); use "
+            "spacy_punctgen.load(lang) or nlp.add_pipe('punctgen', config={{'mode': 'restore'}})")
 
     # decoding (spacy_punctgen/decode/) and the DP wrapper (spacy_punctgen/inference/dp.py)
     E100 = "[E100] {n_slots} slots for {n_words} words: a sentence of n words has n + 1 slots"
@@ -82,6 +119,46 @@ class Errors:
     E121 = "[E121] phi must have shape ({S}, {S}, 4), got {shape}"
     E122 = "[E122] channel probabilities phi must be finite and non-negative"
     E123 = "[E123] the surface punctuation is impossible under the model: nothing to sample"
+    # spacy_punctgen/inference/_dp (cython_ext/dp.pyx): the compiled core's own checks
+    E150 = "[E150] grammar: pm_tail and pm_head must have one entry per puncteme"
+    E151 = "[E151] phi must have shape ({S}, {S}, 4), got {shape}"
+    E152 = "[E152] unknown semiring mode {mode!r}: use 'sum' or 'max'"
+    E153 = "[E153] cand_p has {got} entries, the lattice has {K} candidates"
+    E154 = "[E154] counts_out must be a C-contiguous float64 array of {size} entries"
+    E155 = "[E155] uniforms must have one column per word ({n}), got {got}"
+    E156 = "[E156] cand_l, cand_r and node must have one length"
+    E157 = "[E157] candidate nodes must be non-decreasing and within the sentence"
+    E158 = "[E158] candidate {k} has a puncteme id outside 0..{last}"
+    E124 = "[E124] minimum-Bayes-risk choice needs at least one candidate and one support string"
+    E125 = "[E125] {n_weights} weights for {n_support} support strings"
+    E126 = ("[E126] n_samples must be an integer from 1 to {max} (decode.mbr.MAX_SAMPLES), not {n_samples!r}: "
+            "time and memory grow with it (about 1 MB per 1,000 samples and word)")
+    E127 = ("[E127] seed must be a non-negative integer (or None for fresh randomness), not {seed!r}")
+    # the compiled slot-marginal decoder (decode/exact.py, cython_ext/slot_mbr.pyx)
+    E170 = "[E170] phi must have shape ({S}, {S}, 4) for the grammar's {S} symbols, got {shape}"
+    E171 = "[E171] channel probabilities phi must be finite and non-negative"
+    E172 = ("[E172] sentence #{k}, tree {j}: node {w} has pairs of shape {pairs} and probabilities of "
+            "shape {probs}; expected (c, 2) and (c,)")
+    E173 = ("[E173] sentence #{k}, tree {j}: node {w}'s pair probabilities must be finite and non-negative, "
+            "and not all 0")
+    E174 = "[E174] sentence #{k}, tree {j}: node {w} has a puncteme id outside 0..{last}"
+    E175 = "[E175] sentence #{k}, tree {j}: {got} slots for {n} nodes (a tree of n nodes has n + 1 slots)"
+    E176 = ("[E176] sentence #{k}, tree {j}: slot {i} reads {part!r}; a part is (node, side) with node "
+            "in 0..{last} and side 0 (left) or 1 (right)")
+    E177 = ("[E177] sentence #{k}: tree {j} has {n_j} nodes, tree 0 {n_0}: the trees of one sentence "
+            "share its words")
+    E178 = "[E178] sentence #{k}: no trees to decode from"
+    E179 = "[E179] {name} must be {what}, not {value!r}"
+    E180 = ("[E180] sentence #{k}, slot {i}: no surface string has a positive probability (a node half "
+            "without a puncteme of positive probability)")
+    E181 = ("[E181] sentence #{k}, slot {i}: a string of slot 0 does not start with '^': the channel "
+            "moved or deleted '^' (a model whose channel may do that is broken)")
+    E182 = "[E182] puncteme {i} {p} has symbol {s} outside 0..{last}"
+    E183 = ("[E183] sentence #{k}, tree {j}: node {w}'s {side} half is read {count} times; slot_parts "
+            "reads every node half exactly once")
+    E184 = ("[E184] sentence #{k}, tree {j}: {pairs} pair arrays and {probs} probability arrays for "
+            "{n} nodes (one each per node)")
+    E189 = "[E189] slot_mbr: inconsistent input arrays: {what}"
 
     # reading treebanks (spacy_punctgen/data/)
     E500 = "[E500] {folder}: several {split} files: {files}"
@@ -122,6 +199,11 @@ class Errors:
     E533 = ("[E533] the tree is not projective: the subtree of word {w} is discontinuous; projectivise it "
             "first")
     E534 = "[E534] the tree is not projective: root {r} does not start where the previous root ends"
+    E535 = "[E535] stream documents need 1 <= min_sents <= max_sents, got {min_sents} and {max_sents}"
+    E536 = "[E536] the lowercased share of stream documents must be in [0, 1], got {share}"
+    E537 = "[E537] {path}: no sentence left to write as stream documents"
+    E538 = "[E538] inventory field {field}: expected {expected}, found {value}"
+    E539 = "[E539] inconsistent inventory: {field} holds {value}; {rule}"
 
     # evaluation (spacy_punctgen/evaluation/)
     E540 = "[E540] {n_pred} predicted sentences for {n_gold} gold sentences"
@@ -135,11 +217,18 @@ class Errors:
     E548 = "[E548] --parsed {parsed!r} names no file"
     E549 = "[E549] No *.conllu files in directory: {path}"
     E550 = "[E550] No such file or directory: {path}"
+    E551 = ("[E551] {path}: no sentence to {use}: {read} sentences read, of which {empty} have no words once "
+            "punctuation is removed and {nonleaf} have punctuation that heads words (both kinds are left "
+            "out); an empty or all-punctuation file has nothing to score")
+    E552 = "[E552] no slots to score: the average edit distance over no sentences is undefined"
+    E553 = "[E553] limit must be >= 0 (0 = every sentence), not {limit}"
 
     # training (spacy_punctgen/training/)
     E560 = "[E560] this optimizer keeps no averages (average=False)"
     E561 = "[E561] optimizer must be one of {optimizers}, not {optimizer!r}"
     E562 = "[E562] --grad-clip needs --optimizer dense (the lazy optimizer never sees the whole gradient)"
+    E563 = ("[E563] no dev sentences: direction 'auto' chooses the channel direction by dev perplexity; "
+            "give dev sentences or a fixed direction ('l2r' or 'r2l')")
 
     # restoration baselines (spacy_punctgen/baselines/)
     E570 = "[E570] unknown baseline {name!r}; choose from {systems}"
@@ -162,6 +251,14 @@ class Errors:
     E587 = "[E587] --tune expects key=v1,v2,..., got {item!r}"
     E588 = "[E588] --tune names {key!r} twice"
     E589 = "[E589] {keys} given both by --hyper and by --tune"
+    E590 = "[E590] {path}: not a readable saved baseline file ({kind}: {err})"
+    E591 = "[E591] {path}: field {field} must be {expected}, found {value}"
+    E592 = "[E592] {path}: corrupted, truncated or mismatched {what} ({err})"
+    E593 = "[E593] {path}: not a saved slot tagger pipeline: {problem}"
+    E594 = ("[E594] {path}: unreadable tuning cache entry ({err}); delete {folder} to fit that grid point "
+            "again")
+    E595 = "[E595] {found} weight part(s), this system has {expected}"
+    E596 = "[E596] the pickle names {module}.{name}: a weights file holds plain data only"
 
     # the benchmark (spacy_punctgen/bench/)
     E600 = "[E600] bench worker {func} failed (exit {returncode}):\n{stderr}"
@@ -171,6 +268,7 @@ class Errors:
     E604 = "[E604] unknown section {section!r} (choose from {sections})"
     E605 = ("[E605] no --data folder given and no {sample} in the working directory ({cwd}): pass "
             "--data UD_FOLDER, or run from the repository root")
+    E606 = "[E606] {path}: no punctgen model folder for --model"
 
     # the command line (spacy_punctgen/cli/)
     E610 = "[E610] --hyper expects key=value, got {item!r}"
@@ -186,9 +284,22 @@ class Errors:
     E619 = "[E619] {path}: not UTF-8 text ({err})"
     E620 = "[E620] cannot load the spaCy pipeline {name!r}: {err}"
     E621 = "[E621] the spaCy pipeline {name!r} has no dependency parser (pipes: {pipes})"
-    E622 = "[E622] --epochs must be >= 0 and --batch-size >= 1"
     E623 = "[E623] --keep-gold needs --parsed-train"
     E624 = "[E624] {path}: no usable training sentences"
+    E625 = "[E625] {path}: {reason}"
+    E626 = "[E626] {flag} {path}: is a directory; give the path of a file"
+    E627 = "[E627] {flag} {path}: is a file; give the path of a directory (new or existing)"
+    E628 = "[E628] expected an integer, got {value!r}"
+    E629 = "[E629] expected a finite number, got {value!r}"
+    E630 = "[E630] must be {bounds}, got {value}"
+    E631 = ("[E631] {path}, line {line}: {n} characters in one line, more than the parser takes in one text "
+            "({limit}, spaCy's nlp.max_length). Split the input into sentences or paragraphs, one per line "
+            "(each line is parsed and restored on its own), or raise the limit with --max-length N; a "
+            "single line of a million characters takes minutes and several GB of memory")
+    # spacy_punctgen/cli/render.py
+    E661 = ("[E661] render --output - writes the page to stdout, where --json writes its summary too: give "
+            "--output a file path to use --json")
+    E662 = "[E662] {input}: nothing to render (no sentence with a word)"
 
     # ------------------------------------------------------------------------------------
     # the model (spacy_punctgen/model/): construction, training input, the saved-model format
@@ -217,6 +328,24 @@ class Errors:
     E221 = "[E221] feature dictionary must be sorted by (ctx, prop) without repeats"
     E222 = "[E222] every segment must be non-empty"
     E223 = "[E223] channel direction must be 'l2r' or 'r2l', not {direction!r}"
+    E224 = "[E224] backoff_eps must be a number in [0, 1), not {backoff_eps!r}"
+    E225 = "[E225] xi must be a finite number, not {xi!r}"
+    E226 = "[E226] {where}: field {field!r} must be {expected}, found {value}"
+    E227 = ("[E227] {where}: array {name!r} holds {n} non-finite value(s), the first at flat index {index} "
+            "({value})")
+    E228 = "[E228] {where}: array {name!r} is not a log-probability distribution: {problem}"
+
+    # workflow/: the helpers of the spacy project workflow's scripts
+    E700 = "[E700] the {what} must be a plain folder name, got {name!r}"
+    E701 = "[E701] fold {fold} is not kept (no {path}, written by keep-fold)"
+    E702 = "[E702] --k must be at least 2, not {k}"
+    E703 = "[E703] {src}: {n} sentences cannot make {k} folds"
+    E704 = "[E704] {path}: {got} sentences, but fold {j} of {src} holds {expected}"
+    E705 = ("[E705] {path}: sentence {i} has words {parsed}..., but sentence {j} of {src} has "
+            "{words}...")
+    E706 = "[E706] {path}: not JSON ({msg})"
+    E707 = "[E707] {path}: not a JSON object"
+    E708 = "[E708] {path}: {got} predictions for {n} test sentences"
 
 
 class Warnings:

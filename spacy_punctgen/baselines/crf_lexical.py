@@ -19,13 +19,16 @@ a decoding choice, so it can be changed on a trained model with :meth:`set_decod
 """
 from __future__ import annotations
 
+import importlib.util
+import struct
 import tempfile
 from collections import Counter
 from pathlib import Path
 from typing import Dict, List, Optional
 
-from spacy_punctgen.baselines.base import Baseline, Prediction, sentences_or_fail
-from spacy_punctgen.baselines.slots import SlotLabels, check_sentences, slot_words
+from spacy_punctgen.baselines.base import (META_FILE, Baseline, Prediction, load_hyper, load_labels,
+                                           sentences_or_fail, state_field)
+from spacy_punctgen.baselines.slots import SlotLabels, check_sentences, short, slot_words
 from spacy_punctgen.errors import Errors
 
 RARE = "<rare>"
@@ -173,13 +176,54 @@ class LexicalCRF(Baseline):
         (path / _MODEL).write_bytes(self._model_bytes)
 
     def _load_state(self, state: dict, path: Path) -> None:
-        self.hyper = {**DEFAULTS, **state["hyper"]}
-        self.vocab = set(state["vocab"])
-        self.labels = SlotLabels.from_dict(state["labels"])
-        if not (path / _MODEL).exists():
-            raise ValueError(Errors.E579.format(path=path / _MODEL))
-        self._model_bytes = (path / _MODEL).read_bytes()
+        self.hyper = load_hyper(state, DEFAULTS, path)
+        self.vocab = set(state_field(state, "vocab", lambda v: isinstance(v, list) and all(
+            isinstance(w, str) for w in v), "a list of words", path))
+        self.labels = load_labels(state, path)
+        model = path / _MODEL
+        if not model.is_file():
+            raise ValueError(Errors.E579.format(path=model))
+        data = model.read_bytes()
+        # CRFsuite reads a truncated model past its end and crashes the process: check first
+        problem = crfsuite_problem(data)
+        if problem is not None:
+            raise ValueError(Errors.E592.format(path=model, what="CRFsuite model", err=problem))
+        self._model_bytes = data
         self._tagger = None
+        if importlib.util.find_spec("pycrfsuite") is not None:  # else E575 when it is used
+            try:
+                self._get_tagger()
+            except (ValueError, OSError) as err:
+                raise ValueError(Errors.E592.format(path=model, what="CRFsuite model", err=short(err))) from None
+            unknown = sorted(set(self._tagger.labels()) - set(self.labels.labels))
+            if unknown:
+                raise ValueError(Errors.E592.format(path=model, what="CRFsuite model", err=(
+                    f"labels {unknown[:3]} are not in the label vocabulary of {META_FILE}")))
+
+
+#: CRFsuite's model file (crf1m_model.c): a 48-byte header (magic, file size, type, version,
+#: three counts, five chunk offsets) and five chunks, each opening with its magic and size
+_CRF_HEADER = struct.Struct("<4sI4sI8I")
+_CRF_CHUNKS = (b"FEAT", b"CQDB", b"CQDB", b"LFRF", b"AFRF")
+
+
+def crfsuite_problem(data: bytes) -> Optional[str]:
+    """What makes ``data`` unreadable as a CRFsuite model, or None: a wrong magic or type, a
+    size other than the file's (truncated), a chunk that is not where the header says or
+    runs past the end."""
+    if len(data) < _CRF_HEADER.size:
+        return f"{len(data)} bytes, shorter than the {_CRF_HEADER.size}-byte header"
+    magic, size, kind, _version, *rest = _CRF_HEADER.unpack_from(data)
+    if magic != b"lCRF" or kind != b"FOMC":
+        return f"not a CRFsuite CRF1d model (starts with {data[:4]!r})"
+    if size != len(data):
+        return f"the header says {size} bytes, the file has {len(data)}"
+    for off, chunk in zip(rest[3:], _CRF_CHUNKS):
+        if off + 8 > size or data[off:off + 4] != chunk:
+            return f"no {chunk.decode()} chunk at offset {off}"
+        if off + struct.unpack_from("<I", data, off + 4)[0] > size:
+            return f"the {chunk.decode()} chunk at offset {off} runs past the end"
+    return None
 
 
 def _shape(w: str) -> str:

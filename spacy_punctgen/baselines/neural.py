@@ -14,7 +14,9 @@ after the slot (``<s>`` / ``</s>`` beyond the ends).  A thinc ``LSTM(bi=True)`` 
 """
 from __future__ import annotations
 
+import io
 import math
+import pickle
 import random
 import time
 from pathlib import Path
@@ -27,8 +29,8 @@ from thinc.api import (Adam, HashEmbed, LSTM, Maxout, Model, NumpyOps, chain, co
                        set_current_ops, with_array, with_padded)
 
 from spacy_punctgen.evaluation.metrics import gold_slots, sentence_losses
-from spacy_punctgen.baselines.base import Baseline, Prediction, sentences_or_fail
-from spacy_punctgen.baselines.slots import SlotLabels, check_sentences, slot_words
+from spacy_punctgen.baselines.base import Baseline, Prediction, load_hyper, load_labels, sentences_or_fail, state_field
+from spacy_punctgen.baselines.slots import SlotLabels, check_sentences, short, slot_words
 from spacy_punctgen.errors import Errors
 
 logger = spacy_logger.getChild("punctgen")  # progress (hyperparameter ``log``); see training.train
@@ -200,14 +202,12 @@ class NeuralSlotTagger(Baseline):
 
     # ---- persistence ----
     def _params_bytes(self) -> bytes:
-        import pickle
-
         return pickle.dumps([self.model.to_bytes()] + [m.to_bytes() for m in self.extra_layers()])
 
     def _load_params_bytes(self, data: bytes) -> None:
-        import pickle
+        self._load_params(pickle.loads(data))
 
-        parts = pickle.loads(data)
+    def _load_params(self, parts: List[bytes]) -> None:
         self.model.from_bytes(parts[0])
         for m, p in zip(self.extra_layers(), parts[1:]):
             m.from_bytes(p)
@@ -221,13 +221,46 @@ class NeuralSlotTagger(Baseline):
         (path / _WEIGHTS).write_bytes(self._params_bytes())
 
     def _load_state(self, state: dict, path: Path) -> None:
-        self.hyper = {**ENCODER_DEFAULTS, **self.defaults, **state["hyper"]}
-        self.labels = SlotLabels.from_dict(state["labels"])
-        self.history = state.get("history", [])
-        self._build()
-        if not (path / _WEIGHTS).exists():
-            raise ValueError(Errors.E579.format(path=path / _WEIGHTS))
-        self._load_params_bytes((path / _WEIGHTS).read_bytes())
+        self.hyper = load_hyper(state, {**ENCODER_DEFAULTS, **self.defaults}, path)
+        self.labels = load_labels(state, path)
+        self.history = state_field(state, "history", lambda v: isinstance(v, list), "a list", path) \
+            if "history" in state else []
+        weights = path / _WEIGHTS
+        if not weights.is_file():
+            raise ValueError(Errors.E579.format(path=weights))
+        parts = _weight_parts(weights.read_bytes(), weights)
+        try:
+            self._build()
+            n_parts = 1 + len(self.extra_layers())
+            if len(parts) != n_parts:
+                raise ValueError(Errors.E595.format(found=len(parts), expected=n_parts))
+            self._load_params(parts)
+        except Exception as err:  # msgpack, thinc's dimension checks (weights of other labels)...
+            raise ValueError(Errors.E592.format(path=weights, what="weights",
+                                                err=f"{type(err).__name__}: {short(err)}")) from None
+
+
+class _NoGlobals(pickle.Unpickler):
+    """Unpickles plain data only: a weights file is a list of bytes, and a pickle that names a
+    class or function (code to run) is refused."""
+
+    def find_class(self, module, name):
+        raise pickle.UnpicklingError(Errors.E596.format(module=module, name=name))
+
+
+def _weight_parts(data: bytes, path: Path) -> List[bytes]:
+    """The parts of the weights file ``path`` (:meth:`NeuralSlotTagger._params_bytes`: a pickled
+    list of thinc ``to_bytes`` blobs), read without running any code; E592 naming the file if
+    it is anything else."""
+    try:
+        parts = _NoGlobals(io.BytesIO(data)).load()
+    except Exception as err:  # UnpicklingError, EOFError, ValueError, ... on truncated or foreign bytes
+        raise ValueError(Errors.E592.format(path=path, what="weights",
+                                            err=f"{type(err).__name__}: {short(err)}")) from None
+    if not (isinstance(parts, list) and parts and all(isinstance(p, bytes) for p in parts)):
+        raise ValueError(Errors.E592.format(path=path, what="weights",
+                                            err=f"a pickled {type(parts).__name__}, not a list of bytes"))
+    return parts
 
 
 def log_softmax(x: np.ndarray) -> np.ndarray:

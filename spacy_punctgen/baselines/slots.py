@@ -25,7 +25,7 @@ import json
 import math
 from collections import Counter
 from pathlib import Path
-from typing import Dict, Iterable, List, Sequence, Tuple, Union
+from typing import Dict, Iterable, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
@@ -148,6 +148,30 @@ class SlotLabels:
     def from_dict(cls, d: dict) -> "SlotLabels":
         return cls(d["labels"], d["punct_types"], tuple(d["fallback"]))
 
+    @staticmethod
+    def dict_problem(d) -> Optional[Tuple[str, str, object]]:
+        """What is wrong with a saved :meth:`to_dict`, as (field, what it must be, what it is),
+        or None: the labels distinct slot labels with :data:`UNK` among them, the types and
+        the fallback lists of strings."""
+        if not isinstance(d, dict):
+            return "", "an object", d
+        labels = d.get("labels")
+        if not isinstance(labels, list) or not labels:
+            return ".labels", "a non-empty list", labels
+        for k, lab in enumerate(labels):
+            if not (isinstance(lab, str) and (lab == UNK or is_label(lab))):
+                return f".labels[{k}]", f"{UNK!r} or a slot label (a JSON list of strings)", lab
+        if len(set(labels)) != len(labels):
+            dup = next(lab for k, lab in enumerate(labels) if lab in labels[:k])
+            return ".labels", "a list of distinct labels, one of them repeated", dup
+        if UNK not in labels:
+            return ".labels", f"a list that holds {UNK!r}", labels
+        for key in ("punct_types", "fallback"):
+            val = d.get(key)
+            if not (isinstance(val, list) and all(isinstance(t, str) for t in val)):
+                return f".{key}", "a list of strings", val
+        return None
+
 
 def perplexity_per_slot(logprobs: Sequence[float], sents) -> float:
     """``exp(-Σ log p(x|w) / Σ (n+1))`` over sentences."""
@@ -160,7 +184,29 @@ def write_json(path: Union[str, Path], obj) -> None:
 
 
 def read_json(path: Union[str, Path]):
+    """The JSON in file ``path``: E579 if it is missing, E590 naming it if it is not UTF-8
+    JSON (binary, truncated, garbage) or cannot be read."""
     p = Path(path)
     if not p.exists():
         raise ValueError(Errors.E579.format(path=p))
-    return json.loads(p.read_text(encoding="utf8"))
+    try:
+        return json.loads(p.read_text(encoding="utf8"))
+    except (UnicodeDecodeError, json.JSONDecodeError, OSError) as err:
+        raise ValueError(Errors.E590.format(path=p, kind=type(err).__name__, err=short(err))) from None
+
+
+def short(value, limit: int = 80) -> str:
+    """``str`` of a (possibly long) value or exception, cut for an error message."""
+    text = str(value)
+    return text if len(text) <= limit else text[:limit] + "..."
+
+
+def is_label(label) -> bool:
+    """``label`` is a slot label (:func:`label_of` of some slot)."""
+    if not isinstance(label, str):
+        return False
+    try:
+        slot_of(label)
+    except ValueError:
+        return False
+    return True

@@ -22,9 +22,10 @@ from typing import Dict, List, Optional, Tuple
 
 import numpy as np
 
-from spacy_punctgen.baselines.base import Baseline, Prediction, sentences_or_fail
+from spacy_punctgen.baselines.base import (Baseline, Prediction, load_hyper, load_labels, sentences_or_fail,
+                                           state_field)
 from spacy_punctgen.baselines.neural import log_softmax
-from spacy_punctgen.baselines.slots import UNK, SlotLabels, check_sentences, label_of, slot_of
+from spacy_punctgen.baselines.slots import UNK, SlotLabels, check_sentences, label_of, short, slot_of
 from spacy_punctgen.errors import Errors
 
 CONFIG = Path(__file__).resolve().parent / "slot_tagger.cfg"  # package data: installed with the package
@@ -47,6 +48,19 @@ def tag_slots(tag: str) -> Tuple[Tuple[str, ...], Tuple[str, ...]]:
     if val and isinstance(val[0], list):
         return tuple(val[0]), tuple(val[1])
     return (), slot_of(tag)
+
+
+def _is_tag(tag: str) -> bool:
+    """``tag`` is :data:`UNK` or a tag of :func:`sentence_tags` (:func:`tag_slots` reads it)."""
+    if tag == UNK:
+        return True
+    try:
+        val = json.loads(tag)
+    except json.JSONDecodeError:
+        return False
+    if isinstance(val, list) and len(val) == 2 and all(isinstance(v, list) for v in val):
+        return all(isinstance(t, str) for v in val for t in v)
+    return isinstance(val, list) and all(isinstance(t, str) for t in val)
 
 
 def to_docbin(nlp, sents, tagset: Optional[set] = None):
@@ -168,9 +182,22 @@ class SpacySlotTagger(Baseline):
     def _load_state(self, state: dict, path: Path) -> None:
         import spacy
 
-        self.hyper = {**DEFAULTS, **state["hyper"]}
-        self.tagset = set(state["tagset"])
-        self.labels = SlotLabels.from_dict(state["labels"])
-        if not (path / _PIPELINE).exists():
-            raise ValueError(Errors.E579.format(path=path / _PIPELINE))
-        self.nlp = spacy.load(path / _PIPELINE)
+        self.hyper = load_hyper(state, DEFAULTS, path)
+        self.tagset = set(state_field(state, "tagset", lambda v: isinstance(v, list) and all(
+            isinstance(t, str) for t in v), "a list of tags", path))
+        self.labels = load_labels(state, path)
+        pipeline = path / _PIPELINE
+        if not pipeline.is_dir():
+            raise ValueError(Errors.E579.format(path=pipeline))
+        try:
+            nlp = spacy.load(pipeline)
+        except Exception as err:  # spaCy's E050/E053, msgpack, UnicodeDecodeError, config errors...
+            raise ValueError(Errors.E592.format(path=pipeline, what="spaCy pipeline",
+                                                err=f"{type(err).__name__}: {short(err)}")) from None
+        missing = [name for name in ("tok2vec", "tagger") if name not in nlp.pipe_names]
+        if missing:
+            raise ValueError(Errors.E593.format(path=pipeline, problem=f"it has no pipe(s) {missing}"))
+        bad = next((t for t in nlp.get_pipe("tagger").labels if not _is_tag(t)), None)
+        if bad is not None:
+            raise ValueError(Errors.E593.format(path=pipeline, problem=f"the tagger label {bad!r} is not a slot tag"))
+        self.nlp = nlp

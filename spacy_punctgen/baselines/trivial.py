@@ -9,8 +9,8 @@ from collections import Counter
 from pathlib import Path
 from typing import List
 
-from spacy_punctgen.baselines.base import Baseline, Prediction, sentences_or_fail
-from spacy_punctgen.baselines.slots import check_sentences, label_of, slot_of
+from spacy_punctgen.baselines.base import Baseline, Prediction, sentences_or_fail, state_field
+from spacy_punctgen.baselines.slots import check_sentences, is_label, label_of, slot_of
 from spacy_punctgen.errors import Errors
 
 
@@ -38,4 +38,5 @@ class TrivialBaseline(Baseline):
         return {"final": label_of(self.final)}
 
     def _load_state(self, state: dict, path: Path) -> None:
-        self.final = slot_of(state["final"])
+        final = state_field(state, "final", is_label, "a slot label (a JSON list of strings)", path)
+        self.final = slot_of(final)

@@ -82,8 +82,15 @@ class PointCache:
         meta = self._dir(hyper) / "point.json"
         if not meta.is_file():
             return None
-        data = json.loads(meta.read_text(encoding="utf-8"))
-        return data["dev"] if data.get("hyper") == json.loads(json.dumps(hyper)) else None
+        try:
+            data = json.loads(meta.read_text(encoding="utf-8"))
+        except (UnicodeDecodeError, json.JSONDecodeError, OSError) as err:
+            raise ValueError(Errors.E594.format(path=meta, err=f"{type(err).__name__}: {err}",
+                                                folder=meta.parent)) from None
+        dev = data.get("dev") if isinstance(data, dict) else None
+        if not (isinstance(dev, dict) and isinstance(dev.get("aed"), (int, float))):
+            raise ValueError(Errors.E594.format(path=meta, err="no dev report with an 'aed'", folder=meta.parent))
+        return dev if data.get("hyper") == json.loads(json.dumps(hyper)) else None
 
     def put(self, hyper: Dict, system, report: Dict) -> None:
         folder = self._dir(hyper)

@@ -535,6 +535,11 @@ def run_bench(data: Optional[str] = None, parser_path: Optional[str] = None, mod
     from spacy_punctgen.model.punct_model import PunctModel
 
     folder = _resolve_data(data, quick)
+    # the given paths are checked before any section runs (a long run must not fail at its end)
+    if parser_path and not Path(parser_path).is_dir():
+        raise FileNotFoundError(Errors.E602.format(path=parser_path))
+    if model_path and not Path(model_path).is_dir():
+        raise FileNotFoundError(Errors.E606.format(path=model_path))
     treebank = _treebank_name(folder)
     repeats = repeats or (1 if quick else 3)
     n = {"dp": 15 if quick else 200, "dp_budget": 5.0 if quick else 60.0, "texts": 60 if quick else 10**9, "restore": 5 if quick else 100,

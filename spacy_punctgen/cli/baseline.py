@@ -13,8 +13,8 @@ import argparse
 import time
 from typing import Dict, List
 
-from spacy_punctgen.cli import command
-from spacy_punctgen.evaluation.metrics import gold_slots, restoration_report
+from spacy_punctgen.cli import check_output_dir, check_output_file, command
+from spacy_punctgen.evaluation.metrics import gold_slots, require_sentences, restoration_report
 from spacy_punctgen.evaluation.predictions import record, write_predictions
 from spacy_punctgen.baselines import SYSTEMS, get_system
 from spacy_punctgen.baselines.base import load_baseline
@@ -84,10 +84,22 @@ def baseline_cli(args) -> dict:
     from spacy_punctgen.data.preprocess import load_split
     from spacy_punctgen.data.conllu import resolve_split
 
+    check_output_file(args.predictions, "--predictions")
+    check_output_dir(args.save, "--save")
+    check_output_dir(args.tune_cache, "--tune-cache")
+    # the test file is read first, so that an unusable one is refused before any training
+    t_test = time.perf_counter()
+    test_path = resolve_split(args.test, "test")
+    test, test_stats, _ = load_split(test_path)
+    require_sentences(test, test_stats, test_path, "score")
     t0 = time.perf_counter()
+    t_test = t0 - t_test
     tuning = None
     dev_path = resolve_split(args.dev, "dev") if args.dev else None
-    dev = load_split(dev_path)[0] if dev_path else None
+    dev = None
+    if dev_path:
+        dev, dev_stats, _ = load_split(dev_path)
+        require_sentences(dev, dev_stats, dev_path, "score")
     if args.load:
         if any(args.tune) or args.tune_cache:
             raise ValueError(Errors.E611)
@@ -115,8 +127,6 @@ def baseline_cli(args) -> dict:
         system.set_decoder(args.decoder)
     if args.save:
         system.to_disk(args.save)
-    test_path = resolve_split(args.test, "test")
-    test = load_split(test_path)[0]
     if args.parsed_test:
         apply_parse(test, resolve_split(args.parsed_test, "test"))
     result: Dict = {"system": args.system, "test_file": str(test_path),
@@ -132,7 +142,7 @@ def baseline_cli(args) -> dict:
         write_predictions(args.predictions, (record(p, s.sent_id, logprob=lp)
                                              for p, s, lp in zip(res["pred"], test, lps)))
         result["predictions"] = args.predictions
-    result["seconds"] = round(time.perf_counter() - t0, 1)
+    result["seconds"] = round(time.perf_counter() - t0 + t_test, 1)
     lines = [f"{args.system}: fit {result['fit_seconds']} s"]
     for row in tuning or []:
         mark = (" (cached)" if row.get("cached") else "") + (" (chosen)" if row["chosen"] else "")

@@ -3,7 +3,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from spacy_punctgen.cli import command
+from spacy_punctgen.cli import check_output_file, command, positive_int, seed_int
 from spacy_punctgen.bench.suite import SAMPLE, SECTIONS, _command_line, markdown_table, run_bench
 
 
@@ -16,14 +16,15 @@ def _arguments(p: argparse.ArgumentParser) -> None:
                    "training section trains)")
     p.add_argument("--quick", action="store_true", help="the shipped sample and small counts (seconds)")
     p.add_argument("--sections", default=None, help=f"comma-separated subset of {','.join(SECTIONS)}")
-    p.add_argument("--repeats", type=int, default=None, help="best of N timings (default 3, quick 1)")
+    p.add_argument("--repeats", type=positive_int, default=None, help="best of N timings (default 3, quick 1)")
     p.add_argument("--markdown", default=None, help="also write the table to this Markdown file")
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--seed", type=seed_int, default=0)
 
 
 @command("bench", "Throughput, memory and scaling figures, each against a reference timed in the same run",
          _arguments)
 def bench_cli(args) -> dict:
+    check_output_file(args.markdown, "--markdown")
     sections = [s.strip() for s in args.sections.split(",") if s.strip()] if args.sections else list(SECTIONS)
     def write(result: dict) -> None:
         if args.markdown:

@@ -4,11 +4,14 @@ import argparse
 from pathlib import Path
 from spacy_punctgen.data.conllu import find_split, resolve_split
 
-from spacy_punctgen.cli import command
+from spacy_punctgen.cli import check_output_file, command, seed_int
 from spacy_punctgen.data.convert import PROTOCOLS, SPLITS, convert_file, protocol_part
 from spacy_punctgen.errors import Errors
 
 
+# --fraction, --heldout, --cv-folds and --cv-fold are checked by spacy_punctgen.data.convert, which
+# knows how they depend on each other (a fold below the number of folds, enough sentences per
+# block): a bad value is a refused input there (exit status 1), not a usage error.
 def _arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("input", help="CoNLL-U file, or a UD folder (then give --split)")
     p.add_argument("output", help="CoNLL-U file to write (parent folders are created)")
@@ -18,7 +21,7 @@ def _arguments(p: argparse.ArgumentParser) -> None:
                    help="write the depunctuated trees (training data of the parser for unpunctuated text)")
     p.add_argument("--fraction", type=float, default=1.0,
                    help="keep this random fraction of the input sentences (0 < F <= 1)")
-    p.add_argument("--seed", type=int, default=0, help="random seed for --fraction")
+    p.add_argument("--seed", type=seed_int, default=0, help="random seed for --fraction")
     p.add_argument("--protocol", choices=PROTOCOLS, default="standard",
                    help="dev-as-train: train = UD dev minus a held-out share, dev = that share, test = UD test; "
                         "cv: cross-validation blocks of the pooled train, dev and test files")
@@ -35,6 +38,7 @@ def _arguments(p: argparse.ArgumentParser) -> None:
 @command("convert", "Write UD trees (normal or depunctuated) as plain CoNLL-U for spaCy parser training",
          _arguments)
 def convert_cli(args) -> dict:
+    check_output_file(args.output, "output")
     split, part = protocol_part(args.split, args.protocol)
     if part is not None and not Path(args.input).is_dir():
         raise ValueError(Errors.E615.format(protocol=args.protocol))

@@ -10,7 +10,7 @@ import argparse
 import tempfile
 from pathlib import Path
 
-from spacy_punctgen.cli import command
+from spacy_punctgen.cli import check_output_dir, command, non_negative_int
 from spacy_punctgen.errors import Errors
 
 DEFAULT_DATA = Path("assets") / "sample"
@@ -18,9 +18,9 @@ DEFAULT_DATA = Path("assets") / "sample"
 
 def _arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--data", default=str(DEFAULT_DATA), help="folder with *-ud-{train,dev,test}.conllu")
-    p.add_argument("--epochs", type=int, default=8)
+    p.add_argument("--epochs", type=non_negative_int, default=8)
     p.add_argument("--output", default=None, help="where to save the model (default: a temp dir)")
-    p.add_argument("--show", type=int, default=2, help="test sentences to analyse")
+    p.add_argument("--show", type=non_negative_int, default=2, help="test sentences to analyse")
 
 
 def _fmt(seq) -> str:
@@ -40,6 +40,7 @@ def demo_cli(args) -> dict:
     from spacy_punctgen.training.train import TrainConfig, train_model
     from spacy_punctgen.data.conllu import resolve_split
 
+    check_output_dir(args.output, "--output")
     data = Path(args.data)
     if not data.is_dir():
         raise FileNotFoundError(Errors.E617.format(path=data))

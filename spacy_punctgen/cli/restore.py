@@ -1,4 +1,10 @@
-"""``punctgen restore``: argument parsing and printing; the work is done by :mod:`spacy_punctgen.pipeline.restore`."""
+"""``punctgen restore``: argument parsing and printing; the work is done by :mod:`spacy_punctgen.pipeline.restore`.
+
+The input is read as UTF-8 (a byte-order mark is dropped, from a file or stdin).  Each line is
+parsed as one text, so a line longer than the parser's ``nlp.max_length`` (spaCy's default:
+1,000,000 characters) is refused before anything is parsed (E631), with what to do instead:
+split the text into lines, or raise the limit with ``--max-length``.
+"""
 from __future__ import annotations
 import argparse
 import sys
@@ -7,7 +13,7 @@ from pathlib import Path
 from typing import List
 from spacy_punctgen.decode.mbr import METHODS
 
-from spacy_punctgen.cli import command
+from spacy_punctgen.cli import check_output_file, command, positive_int, seed_int
 from spacy_punctgen.pipeline.restore import restore_docs
 from spacy_punctgen.errors import Errors
 
@@ -19,21 +25,37 @@ def _arguments(p: argparse.ArgumentParser) -> None:
                    help="spaCy pipeline (path or package name) with a UD parser trained on depunctuated text")
     p.add_argument("--model", required=True, help="punctuation model directory written by `train`")
     p.add_argument("--method", choices=METHODS, default="slot")
-    p.add_argument("--n-samples", type=int, default=1000)
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--n-samples", type=positive_int, default=1000)
+    p.add_argument("--seed", type=seed_int, default=0)
     p.add_argument("--output", "-o", default=None, help="write the punctuated lines here (default: stdout)")
+    p.add_argument("--max-length", type=positive_int, default=None,
+                   help="longest line in characters (sets the parser's nlp.max_length; default: the "
+                        "pipeline's, 1,000,000 for spaCy's defaults). Parsing and restoring one long line "
+                        "is slow and memory-hungry (a million characters: minutes and several GB); "
+                        "splitting the text into sentences or paragraphs, one per line, is better")
 
 
 def _read_lines(src: str) -> List[str]:
     if src == "-":
-        return sys.stdin.read().splitlines()
+        return sys.stdin.read().removeprefix("\ufeff").splitlines()
     path = Path(src)
+    if path.is_dir():
+        raise IsADirectoryError(Errors.E626.format(flag="input", path=path))
     if not path.is_file():
         raise FileNotFoundError(Errors.E618.format(path=path))
     try:
-        return path.read_text(encoding="utf-8").splitlines()
+        return path.read_text(encoding="utf-8-sig").splitlines()
     except UnicodeDecodeError as err:
         raise ValueError(Errors.E619.format(path=path, err=err)) from None
+
+
+def _check_lengths(lines: List[str], limit: int, src: str) -> None:
+    """Refuse, before parsing, a line longer than the parser takes (spaCy's E088 otherwise)."""
+    for k, line in enumerate(lines, 1):
+        n = len(line.strip())
+        if n > limit:
+            raise ValueError(Errors.E631.format(path="<stdin>" if src == "-" else src, line=k, n=n,
+                                                limit=limit))
 
 
 def _load_parser(name: str):
@@ -53,9 +75,13 @@ def _load_parser(name: str):
 def restore_cli(args) -> dict:
     from spacy_punctgen.model.punct_model import PunctModel
 
+    check_output_file(args.output, "--output")
     model = PunctModel.from_disk(args.model)
     nlp = _load_parser(args.parser)
+    if args.max_length is not None:
+        nlp.max_length = args.max_length
     lines = _read_lines(args.input)
+    _check_lengths(lines, nlp.max_length, args.input)
     t0 = time.perf_counter()
     idx = [i for i, line in enumerate(lines) if line.strip()]
     docs = list(nlp.pipe([lines[i].strip() for i in idx]))

@@ -1,12 +1,13 @@
 """``punctgen train``: argument parsing and printing; the work is done by :mod:`spacy_punctgen.training.train`."""
 from __future__ import annotations
 import argparse
-import json
 from pathlib import Path
 from spacy_punctgen.data.conllu import resolve_split  # noqa: F401  (also imported from here by demo, bench, evaluate_restore)
 from spacy_punctgen.model.features import ALL_TEMPLATES, DEFAULT_TEMPLATES
 
-from spacy_punctgen.cli import command
+from spacy_punctgen.cli import (bounded, check_output_dir, command, finite_float, non_negative_float,
+                                non_negative_int, positive_float, positive_int, seed_int, to_json)
+from spacy_punctgen.evaluation.metrics import require_sentences
 from spacy_punctgen.training.train import OPTIMIZERS, TrainConfig, parse_templates, train_model, with_parsed_trees
 from spacy_punctgen.data.preprocess import load_split
 from spacy_punctgen.errors import Errors
@@ -19,37 +20,37 @@ def _arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--output", "-o", required=True, help="model directory to write")
     p.add_argument("--mode", choices=["full", "attach"], default=d.mode)
     p.add_argument("--direction", choices=["auto", "l2r", "r2l"], default=d.direction)
-    p.add_argument("--epochs", type=int, default=d.epochs)
-    p.add_argument("--lr", type=float, default=d.lr)
-    p.add_argument("--batch-size", type=int, default=d.batch_size)
-    p.add_argument("--sentences-per-epoch", type=int, default=d.sentences_per_epoch,
+    p.add_argument("--epochs", type=non_negative_int, default=d.epochs)
+    p.add_argument("--lr", type=positive_float, default=d.lr)
+    p.add_argument("--batch-size", type=positive_int, default=d.batch_size)
+    p.add_argument("--sentences-per-epoch", type=non_negative_int, default=d.sentences_per_epoch,
                    help="sentences drawn per epoch (paper: 400); 0 = full pass")
-    p.add_argument("--xi", type=float, default=d.xi, help="posterior-regularisation weight ξ")
-    p.add_argument("--l2", type=float, default=d.l2, help="L2 coefficient ς (whole-treebank objective)")
-    p.add_argument("--seed", type=int, default=d.seed)
-    p.add_argument("--theta-init", type=float, default=d.theta_init, help="std of initial θ (paper: 1)")
-    p.add_argument("--psi-init", type=float, default=d.psi_init, help="std of initial ψ (paper: 1)")
-    p.add_argument("--psi-keep-bias", type=float, default=d.psi_keep_bias,
+    p.add_argument("--xi", type=non_negative_float, default=d.xi, help="posterior-regularisation weight ξ")
+    p.add_argument("--l2", type=non_negative_float, default=d.l2, help="L2 coefficient ς (whole-treebank objective)")
+    p.add_argument("--seed", type=seed_int, default=d.seed)
+    p.add_argument("--theta-init", type=non_negative_float, default=d.theta_init, help="std of initial θ (paper: 1)")
+    p.add_argument("--psi-init", type=non_negative_float, default=d.psi_init, help="std of initial ψ (paper: 1)")
+    p.add_argument("--psi-keep-bias", type=finite_float, default=d.psi_keep_bias,
                    help="added to the initial 'keep' logits (0 = paper's plain N(0,1) start)")
-    p.add_argument("--psi-lr-scale", type=float, default=d.psi_lr_scale,
+    p.add_argument("--psi-lr-scale", type=non_negative_float, default=d.psi_lr_scale,
                    help="learning-rate multiplier for the channel parameters ψ")
-    p.add_argument("--grad-clip", type=float, default=d.grad_clip, help="gradient-norm clipping (dense only)")
+    p.add_argument("--grad-clip", type=non_negative_float, default=d.grad_clip, help="gradient-norm clipping (dense only)")
     p.add_argument("--optimizer", choices=OPTIMIZERS, default=d.optimizer,
                    help="θ's Adam: lazy = sparse steps on the features a batch uses (fast); dense = thinc")
     p.add_argument("--average", action="store_true", help="score and keep moving averages of the parameters")
-    p.add_argument("--patience", type=int, default=d.patience,
+    p.add_argument("--patience", type=non_negative_int, default=d.patience,
                    help="stop after this many epochs without a better dev perplexity (0 = never)")
-    p.add_argument("--max-seconds", type=float, default=d.max_seconds,
+    p.add_argument("--max-seconds", type=non_negative_float, default=d.max_seconds,
                    help="stop before an epoch (with its dev evaluation) that would end past this many seconds")
-    p.add_argument("--smooth-delta", type=float, default=d.smooth_delta,
+    p.add_argument("--smooth-delta", type=bounded(float, 0, 1, high_open=True), default=d.smooth_delta,
                    help="evaluation-time smoothing: mass given to pairs outside W_d (0 = off)")
-    p.add_argument("--min-count", type=int, default=d.min_count, help="rare-word threshold")
+    p.add_argument("--min-count", type=non_negative_int, default=d.min_count, help="rare-word threshold")
     p.add_argument("--pairs-mode", choices=["full", "halves"], default=d.pairs_mode)
     p.add_argument("--templates", default=None,
                    help="comma-separated feature templates; 'default' stands for the default set "
                         f"({','.join(DEFAULT_TEMPLATES)}), e.g. default,global_words; known: "
                         f"{','.join(ALL_TEMPLATES)}")
-    p.add_argument("--jobs", type=int, default=d.jobs, help="processes for --direction auto (max 2)")
+    p.add_argument("--jobs", type=positive_int, default=d.jobs, help="processes for --direction auto (max 2)")
     p.add_argument("--parsed-train", default=None,
                    help="depunctuated CoNLL-U with a parser's trees of the training sentences (e.g. jackknifed, "
                         "scripts/folds.py): train on those trees with the gold punctuation")
@@ -72,8 +73,7 @@ def train_cli(args) -> dict:
                       patience=args.patience, max_seconds=args.max_seconds, min_count=args.min_count,
                       pairs_mode=args.pairs_mode, templates=templates, jobs=args.jobs,
                       progress=not args.quiet)
-    if cfg.epochs < 0 or cfg.batch_size < 1:
-        raise ValueError(Errors.E622)
+    check_output_dir(args.output, "--output")
     train_path = resolve_split(args.train, "train")
     dev_path = resolve_split(args.dev, "dev")
     train_sents, train_stats, quote_xpos = load_split(train_path)
@@ -87,12 +87,13 @@ def train_cli(args) -> dict:
         dev_sents = with_parsed_trees(dev_sents, args.parsed_dev)
     if not train_sents:
         raise ValueError(Errors.E624.format(path=train_path))
+    require_sentences(dev_sents, dev_stats, args.parsed_dev or dev_path, "select the model on")
     model, summary = train_model(train_sents, dev_sents, cfg)
     model.meta.update({"train_file": str(train_path), "dev_file": str(dev_path), "quote_xpos": quote_xpos,
                        "parsed_train": args.parsed_train, "keep_gold": bool(args.keep_gold),
                        "parsed_dev": args.parsed_dev})
     out = model.to_disk(args.output)
-    (Path(out) / "training.json").write_text(json.dumps(summary, indent=2, ensure_ascii=False) + "\n",
+    (Path(out) / "training.json").write_text(to_json(summary, indent=2) + "\n",
                                              encoding="utf-8")
     result = {
         "output": str(out),

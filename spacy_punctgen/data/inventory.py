@@ -9,6 +9,8 @@ from __future__ import annotations
 from collections import Counter
 from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 
+import numpy as np
+
 from spacy_punctgen.data.preprocess import PunctSentence, subtree_spans
 from spacy_punctgen.errors import Errors
 
@@ -55,6 +57,7 @@ class PunctInventory:
             rel: sorted({(int(l), int(r)) for l, r in lst}) for rel, lst in pairs.items()
         }
         self.min_count = int(min_count)
+        self._check_consistent()
         self.pairs_mode = pairs_mode
         self._puncteme_ids = {p: i for i, p in enumerate(self.punctemes)}
         self._symbol_ids = {s: i for i, s in enumerate(self.symbols)}
@@ -110,6 +113,13 @@ class PunctInventory:
 
     @classmethod
     def from_dict(cls, data: dict) -> "PunctInventory":
+        """The inventory of :meth:`to_dict`'s JSON, every field's type checked first (a saved
+        model's ``inventory.json``: a string count or a fractional ``min_count`` would
+        otherwise load and fail, or change every look-up, much later)."""
+        problem = ("(top level)", "an object", data) if not isinstance(data, dict) else _field_problem(data)
+        if problem is not None:
+            field, expected, value = problem
+            raise ValueError(Errors.E538.format(field=field, expected=expected, value=_short(value)))
         return cls(
             word_counts=data["word_counts"],
             punctemes=[tuple(p) for p in data["punctemes"]],
@@ -119,9 +129,125 @@ class PunctInventory:
             pairs_mode=data.get("pairs_mode", "halves"),
         )
 
+    def _check_consistent(self) -> None:
+        """The invariants that look-ups rely on (E539): distinct symbols and punctemes, every
+        puncteme's tokens among the symbols, every pair's ids among the punctemes, relation
+        keys as :func:`relation_key` makes them, ``min_count`` not negative."""
+        problem = self._inconsistency()
+        if problem is not None:
+            field, value, rule = problem
+            raise ValueError(Errors.E539.format(field=field, value=value, rule=rule))
+
+    def _inconsistency(self) -> Optional[Tuple[str, str, str]]:
+        """The first broken invariant as (field, what it holds, the rule), or None."""
+        if self.min_count < 0:
+            return "min_count", repr(self.min_count), "it must not be negative"
+        for field, seq in (("symbols", self.symbols), ("punctemes", self.punctemes)):
+            if len(set(seq)) != len(seq):
+                seen: Dict[object, int] = {}
+                for i, item in enumerate(seq):
+                    if item in seen:
+                        shown = list(item) if field == "punctemes" else item
+                        return field, f"{shown!r} twice (at {seen[item]} and {i})", f"{field} must be distinct"
+                    seen[item] = i
+        known = set(self.symbols)
+        for pid, p in enumerate(self.punctemes):
+            unknown = [t for t in p if t not in known]
+            if unknown:
+                return (f"punctemes[{pid}]", repr(unknown[0]),
+                        "every token of a puncteme must be one of 'symbols'")
+        last = len(self.punctemes) - 1
+        for rel, lst in self.pairs.items():
+            if relation_key(rel) != rel:
+                return ("pairs", f"the relation key {rel!r}",
+                        f"keys are as relation_key makes them ({relation_key(rel)!r}); others are never looked up")
+            # sorted: the smallest l is first, the largest last
+            if lst and not (0 <= lst[0][0] and lst[-1][0] <= last and 0 <= min(r for _, r in lst)
+                            and max(r for _, r in lst) <= last):
+                bad = next(p for p in lst if not (0 <= p[0] <= last and 0 <= p[1] <= last))
+                return f"pairs[{rel!r}]", f"the pair {list(bad)}", f"puncteme ids run from 0 to {last}"
+        return None
+
     def __eq__(self, other: object) -> bool:
         return isinstance(other, PunctInventory) and self.to_dict() == other.to_dict()
 
     def __repr__(self) -> str:
         return (f"PunctInventory({len(self.punctemes)} punctemes, {len(self.symbols)} symbols, "
                 f"{len(self.pairs)} relations, {len(self.word_counts)} word types)")
+
+
+def _short(value, limit: int = 60) -> str:
+    """``repr`` of a (possibly huge) bad value, cut for an error message."""
+    text = repr(value)
+    return text if len(text) <= limit else text[:limit] + "..."
+
+
+class _Missing:
+    def __repr__(self) -> str:
+        return "nothing (missing)"
+
+
+_MISSING = _Missing()
+
+
+def _is_int(v) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def _first_bad(items, ok):
+    """The first of ``items`` for which ``ok`` is false, or None (all fine)."""
+    return next((x for x in items if not ok(x)), None)
+
+
+def _field_problem(data: dict) -> Optional[Tuple[str, str, object]]:
+    """The first field of an inventory's JSON with the wrong type, as (field, what it should
+    be, what it is), or None."""
+    for key in ("word_counts", "punctemes", "symbols", "pairs"):
+        if key not in data:
+            return key, "a field of the inventory", _MISSING
+    if "min_count" in data and not (_is_int(data["min_count"]) and data["min_count"] >= 0):
+        return "min_count", "an integer >= 0", data["min_count"]
+    if "pairs_mode" in data and not isinstance(data["pairs_mode"], str):
+        return "pairs_mode", "a string", data["pairs_mode"]
+    wc = data["word_counts"]
+    if not isinstance(wc, dict):
+        return "word_counts", "an object of word: count", wc
+    if not set(map(type, wc.values())) <= {int}:  # exact int: no bool, no float, no str
+        w = _first_bad(wc, lambda k: type(wc[k]) is int)
+        return f"word_counts[{w!r}]", "an integer count", wc[w]
+    if wc and min(wc.values()) < 0:
+        w = _first_bad(wc, lambda k: wc[k] >= 0)
+        return f"word_counts[{w!r}]", "an integer count >= 0", wc[w]
+    for key in ("punctemes", "symbols"):
+        if not isinstance(data[key], list):
+            return key, "a list", data[key]
+    syms = data["symbols"]
+    i = _first_bad(range(len(syms)), lambda k: isinstance(syms[k], str) and syms[k] != "")
+    if i is not None:
+        return f"symbols[{i}]", "a non-empty string", syms[i]
+    pms = data["punctemes"]
+    i = _first_bad(range(len(pms)), lambda k: isinstance(pms[k], list)
+                   and all(isinstance(t, str) for t in pms[k]))
+    if i is not None:
+        return f"punctemes[{i}]", "a list of symbol strings", pms[i]
+    pairs = data["pairs"]
+    if not isinstance(pairs, dict):
+        return "pairs", "an object of relation: [[l, r], ...]", pairs
+    for rel, lst in pairs.items():
+        if not isinstance(lst, list):
+            return f"pairs[{rel!r}]", "a list of [l, r] puncteme ids", lst
+        if lst and _int_pairs(lst):
+            continue
+        p = _first_bad(lst, lambda x: isinstance(x, list) and len(x) == 2 and _is_int(x[0]) and _is_int(x[1]))
+        if p is not None:
+            return f"pairs[{rel!r}]", "a list of [l, r] puncteme ids (two integers)", p
+    return None
+
+
+def _int_pairs(lst: list) -> bool:
+    """Fast path: ``lst`` is a (k, 2) table of integers (one NumPy conversion, no loop)."""
+    try:
+        arr = np.asarray(lst)
+    except (ValueError, OverflowError):
+        return False
+    return arr.ndim == 2 and arr.shape[1] == 2 and arr.dtype.kind in "iu"

@@ -10,6 +10,9 @@ punctuation tokens, ``^`` excluded), exactly like :attr:`PunctSentence.slots`.
   ``min(#gold, #predicted)``.
 - A paired permutation (sign-flip) test over sentences for "system A has lower loss
   than system B".
+
+Scoring nothing is an error, not a perfect score: :func:`aed` of no slots raises (E552),
+and :func:`require_sentences` refuses a file that preprocessing leaves empty (E551).
 """
 from typing import Dict, List, Sequence, Tuple
 
@@ -54,8 +57,10 @@ def aed(gold: Sequence[Slots], pred: Sequence[Slots]) -> Dict[str, float]:
     """Average edit distance per slot, with the counts it is made of."""
     losses = sentence_losses(gold, pred)
     n_slots = sum(len(g) for g in gold)
+    if not n_slots:
+        raise ValueError(Errors.E552)
     total = float(losses.sum())
-    return {"aed": total / n_slots if n_slots else 0.0, "edits": total,
+    return {"aed": total / n_slots, "edits": total,
             "n_slots": n_slots, "n_sentences": len(gold)}
 
 
@@ -103,6 +108,15 @@ def restoration_report(gold: Sequence[Slots], pred: Sequence[Slots]) -> Dict[str
     out: Dict[str, object] = dict(aed(gold, pred))
     out["comma"] = mark_prf(gold, pred, ",")
     return out
+
+
+def require_sentences(sentences: Sequence, stats, path, use: str = "score") -> None:
+    """Refuse a file of which preprocessing kept no sentence (empty, or only punctuation):
+    every figure over it would be undefined, and an AED of 0 would look like success.
+    ``stats`` is the file's :class:`~spacy_punctgen.data.preprocess.PrepStats`."""
+    if not sentences:
+        raise ValueError(Errors.E551.format(path=path, use=use, read=stats.sentences,
+                                            empty=stats.omitted_empty, nonleaf=stats.omitted_nonleaf))
 
 
 def gold_slots(sentences) -> List[List[Tuple[str, ...]]]:

@@ -11,13 +11,17 @@ from __future__ import annotations
 
 import time
 
+from spacy_punctgen.evaluation.metrics import require_sentences
 from spacy_punctgen.model.punct_model import PunctModel
 from spacy_punctgen.data.preprocess import preprocess_file
 
 
 def evaluate_model(model: PunctModel, path) -> dict:
+    """The figures of the module docstring; a file with no kept sentence is refused (E551).
+    ``perplexity_per_slot_possible`` is NaN when no sentence is possible (null in the CLI's JSON)."""
     t0 = time.perf_counter()
     sents, stats = preprocess_file(path)
+    require_sentences(sents, stats, path, "evaluate")
     preps = model.prepare_eval(sents)
     res = model.perplexity(preps)
     return {

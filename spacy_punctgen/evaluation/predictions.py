@@ -5,9 +5,12 @@ system (punctgen, its decoders, each baseline) writes the same format and
 Each line: ``{"sent_id": str|null, "slots": [[tok, ...], ...]}`` and optionally
 ``"slot_probs": [float, ...]`` (the system's probability of each chosen slot string) and
 ``"logprob": float`` (log-probability the system gives the *gold* slot strings, for
-per-slot perplexity).
+per-slot perplexity).  The files are strict JSON: a probability or log-probability that is not
+finite (a gold string the system cannot produce: ``-inf``) is written as ``null``.  Files are
+read as UTF-8 with an optional byte-order mark.
 """
 import json
+import math
 from pathlib import Path
 from typing import Dict, Iterable, List, Optional, Sequence, Tuple, Union
 
@@ -21,7 +24,7 @@ def write_predictions(path: Union[str, Path], records: Iterable[Dict]) -> Path:
         for r in records:
             if "slots" not in r:
                 raise ValueError(Errors.E543.format(record=r))
-            f.write(json.dumps(r, ensure_ascii=False) + "\n")
+            f.write(json.dumps(r, ensure_ascii=False, allow_nan=False) + "\n")
     return path
 
 
@@ -30,7 +33,7 @@ def read_predictions(path: Union[str, Path]) -> List[Dict]:
     if not path.exists():
         raise ValueError(Errors.E544.format(path=path))
     out = []
-    with path.open(encoding="utf8") as f:
+    with path.open(encoding="utf-8-sig") as f:
         for i, line in enumerate(f, 1):
             if not line.strip():
                 continue
@@ -50,10 +53,15 @@ def record(slots: Sequence[Sequence[str]], sent_id: Optional[str] = None,
     """One prediction record (see the module docstring)."""
     r: Dict = {"sent_id": sent_id, "slots": [list(s) for s in slots]}
     if slot_probs is not None:
-        r["slot_probs"] = [float(p) for p in slot_probs]
+        r["slot_probs"] = [_finite(p) for p in slot_probs]
     if logprob is not None:
-        r["logprob"] = float(logprob)
+        r["logprob"] = _finite(logprob)
     return r
+
+
+def _finite(x) -> Optional[float]:
+    x = float(x)
+    return x if math.isfinite(x) else None
 
 
 def slots_of(records: Sequence[Dict]) -> List[List[Tuple[str, ...]]]:

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import List, Optional
 
 from spacy_punctgen.decode.mbr import restore_mixtures
-from spacy_punctgen.evaluation.metrics import gold_slots, restoration_report
+from spacy_punctgen.evaluation.metrics import gold_slots, require_sentences, restoration_report
 from spacy_punctgen.model.punct_model import PunctModel
 from spacy_punctgen.evaluation.predictions import record, write_predictions
 from spacy_punctgen.data.preprocess import preprocess_file
@@ -56,7 +56,10 @@ def parsed_paths(parsed) -> List[str]:
 
 def evaluate_restore(model: PunctModel, test, parsed=None, method: str = "slot", n_samples: int = 1000,
                      seed: int = 0, predictions: Optional[str] = None, limit: int = 0) -> dict:
+    if limit < 0:
+        raise ValueError(Errors.E553.format(limit=limit))
     gold, stats = preprocess_file(test)
+    require_sentences(gold, stats, test, "restore")
     if limit:
         gold = gold[:limit]
     paths = parsed_paths(parsed)

@@ -32,7 +32,8 @@ def best_underlying(model, sentence) -> Optional[Pairs]:
     return _pairs(model, prep.lattice, best)
 
 
-def analyze(model, sentences: Sequence[PunctSentence], chunk: int = 256) -> List[Tuple[Optional[Pairs], float]]:
+def analyze(model, sentences: Sequence[PunctSentence], chunk: int = 256, logprob: bool = True
+            ) -> List[Tuple[Optional[Pairs], Optional[float]]]:
     """Per sentence, what the ``punctgen`` component reports: the best derivation's pairs
     (:func:`best_underlying` of the unsmoothed model, None if ``p(x|T) = 0``) and
     ``log p'(x|T)`` (``log_probs`` of ``prepare_eval``, with ``backoff``).
@@ -40,9 +41,12 @@ def analyze(model, sentences: Sequence[PunctSentence], chunk: int = 256) -> List
     Each sentence is compiled once (smoothed when ``smooth_delta > 0``; the unsmoothed
     lattice is that lattice without the smoothing pairs) and ATTACH-scored once for a
     whole chunk of sentences; the results equal the separate calls.
+
+    ``logprob=False``: the Viterbi pass only (the log-probability is None): each sentence is
+    compiled unsmoothed, and the smoothed inside pass, most of the work, is skipped.
     """
-    out: List[Tuple[Optional[Pairs], float]] = []
-    smoothed = model.smooth_delta > 0
+    out: List[Tuple[Optional[Pairs], Optional[float]]] = []
+    smoothed = logprob and model.smooth_delta > 0
     phi, g, r2l = model._phi(), model.grammar, model.r2l
     n_pm = len(g.punctemes)
     for a in range(0, len(sentences), max(1, int(chunk))):
@@ -52,14 +56,18 @@ def analyze(model, sentences: Sequence[PunctSentence], chunk: int = 256) -> List
         bests = []
         for j, (prep, ps) in enumerate(zip(preps, pos)):
             lat = prep.lattice
-            lp[j] = dp_log_prob(lat, g, model._cand_p(fwd, prep, ps), phi, r2l)
+            if logprob:
+                lp[j] = dp_log_prob(lat, g, model._cand_p(fwd, prep, ps), phi, r2l)
             if smoothed and lat.n_candidates:
                 plain = ~prep.cand_extra
                 lat, ps = restrict_lattice(lat, plain, n_pm), ps[plain]
             logbest, best = viterbi(lat, g, np.exp(fwd.logp[ps]), phi, r2l)
             bests.append(_pairs(model, lat, best) if np.isfinite(logbest) else None)
-        lp = backoff_mixture(lp, model._backoff_q(preps), model.backoff_eps)
-        out.extend(zip(bests, lp.tolist()))
+        if logprob:
+            lp = backoff_mixture(lp, model._backoff_q(preps), model.backoff_eps)
+            out.extend(zip(bests, lp.tolist()))
+        else:
+            out.extend((b, None) for b in bests)
     return out
 
 

@@ -22,6 +22,7 @@ tested against, is :mod:`spacy_punctgen.testing.numpy_attach`.
 """
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass
 from typing import Callable, List, Tuple
 
@@ -81,24 +82,66 @@ class AttachScorer:
     def __init__(self, extractor: FeatureExtractor, index: FeatureIndex):
         self.extractor = extractor
         self.index = index
-        self._ptr = np.zeros(1, dtype=np.int64)  # unit -> its entries [ptr[u], ptr[u+1])
-        self._col = np.zeros(0, dtype=np.int32)
-        self._feat = np.zeros(0, dtype=np.int64)
+        # (ptr, col, feat): unit u's known features are col/feat[ptr[u]:ptr[u+1]].  One tuple,
+        # replaced whole (never modified in place) under ``_grow_lock``, so a reader that took
+        # it sees three arrays that agree, whatever another thread is adding.
+        self._entries = (np.zeros(1, dtype=np.int64), np.zeros(0, dtype=np.int32), np.zeros(0, dtype=np.int64))
+        self._grow_lock = threading.Lock()
+
+    def __getstate__(self) -> dict:  # a lock does not pickle
+        state = dict(self.__dict__)
+        state.pop("_grow_lock", None)
+        return state
+
+    def __setstate__(self, state: dict) -> None:
+        state = dict(state)
+        if "_entries" not in state and "_ptr" in state:  # pickled before the entries were one tuple
+            state["_entries"] = (state.pop("_ptr"), state.pop("_col"), state.pop("_feat"))
+        self.__dict__.update(state)
+        self._grow_lock = threading.Lock()
+
+    @property
+    def _ptr(self) -> np.ndarray:
+        return self._entries[0]
+
+    @property
+    def _col(self) -> np.ndarray:
+        return self._entries[1]
+
+    @property
+    def _feat(self) -> np.ndarray:
+        return self._entries[2]
 
     @property
     def n_features(self) -> int:
         return self.index.size
 
-    def _ensure(self, chunk: int = 1 << 16) -> None:
-        """Compute the known-feature lists of units interned since the last call, ``chunk``
-        units at a time (the first call after training's feature collection sees every
-        training unit: doing them all at once would hold several copies of all entries)."""
-        done = len(self._ptr) - 1
-        upto = self.extractor.n_units
-        if upto <= done:
-            return
+    def _ensure(self, chunk: int = 1 << 16) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The ``(ptr, col, feat)`` entries of every unit interned so far: the known-feature
+        lists of units interned since the last call are computed ``chunk`` units at a time (the
+        first call after training's feature collection sees every training unit: doing them all
+        at once would hold several copies of all entries).
+
+        Thread-safe: the lists grow under a lock and the three arrays are swapped in together,
+        so callers use the returned tuple (not ``self._ptr`` etc. read one by one)."""
+        entries = self._entries
+        if self.extractor.n_units <= len(entries[0]) - 1:
+            return entries
+        with self._grow_lock:
+            entries = self._entries  # another thread may have grown them meanwhile
+            ptr, col, feat = entries
+            done = len(ptr) - 1
+            upto = self.extractor.n_units
+            if upto <= done:
+                return entries
+            entries = self._entries = self._grown(ptr, col, feat, done, upto, chunk)
+        return entries
+
+    def _grown(self, ptr: np.ndarray, col: np.ndarray, feat: np.ndarray, done: int, upto: int, chunk: int
+               ) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """New ``(ptr, col, feat)`` arrays: the given ones plus units ``done..upto-1``."""
         ex = self.extractor
-        col_parts, feat_parts, count_parts = [self._col], [self._feat], []
+        col_parts, feat_parts, count_parts = [col], [feat], []
         for a in range(done, upto, chunk):
             new = np.arange(a, min(a + chunk, upto))
             rels = ex.unit_relations(new)
@@ -116,19 +159,19 @@ class AttachScorer:
             col_parts.append(np.concatenate(cols)[order])
             feat_parts.append(np.concatenate(feats)[order])
             del units, cols, feats, u, order
-        self._ptr = np.concatenate([self._ptr, self._ptr[-1] + np.cumsum(np.concatenate(count_parts))])
-        # concatenate, dropping each part once copied (peak: the result plus one part)
+        new_ptr = np.concatenate([ptr, ptr[-1] + np.cumsum(np.concatenate(count_parts))])
+        # concatenate, dropping each new part once copied (the old arrays stay whole: other
+        # threads may be reading them)
         total = sum(len(c) for c in col_parts)
-        col, feat = np.empty(total, dtype=np.int32), np.empty(total, dtype=np.int64)
-        self._col = self._feat = None
+        new_col, new_feat = np.empty(total, dtype=np.int32), np.empty(total, dtype=np.int64)
         pos = 0
         for i in range(len(col_parts)):
             n = len(col_parts[i])
-            col[pos:pos + n] = col_parts[i]
-            feat[pos:pos + n] = feat_parts[i]
+            new_col[pos:pos + n] = col_parts[i]
+            new_feat[pos:pos + n] = feat_parts[i]
             col_parts[i] = feat_parts[i] = None
             pos += n
-        self._col, self._feat = col, feat
+        return new_ptr, new_col, new_feat
 
     def _tables(self) -> Tuple[np.ndarray, ...]:
         """The relation tables' sizes and ``pair_cols`` flattened for the compiled loops
@@ -154,7 +197,7 @@ class AttachScorer:
         """The scores of :meth:`predict` in one compiled pass (column weights summed over a
         node's units before the pair sums: equal up to float64 rounding), and the callable
         that takes ``G = ∂obj/∂score`` back to θ (:data:`Backprop`)."""
-        self._ensure()
+        e_ptr, e_col, e_feat = self._ensure()
         rel_ids = np.ascontiguousarray(rel_ids, dtype=np.int64)
         unit_ptr = np.ascontiguousarray(unit_ptr, dtype=np.int64)
         units = np.ascontiguousarray(units, dtype=np.int64)
@@ -165,7 +208,7 @@ class AttachScorer:
         theta = np.ascontiguousarray(theta)
         if theta.dtype != np.float64:
             theta = theta.astype(np.float32, copy=False)
-        _train.attach_forward(theta, rel_ids, unit_ptr, units, self._ptr, self._col, self._feat,
+        _train.attach_forward(theta, rel_ids, unit_ptr, units, e_ptr, e_col, e_feat,
                               P, K, V, off, pc, node_off, logp)
 
         def backprop(G: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
@@ -173,23 +216,23 @@ class AttachScorer:
             if slot is None or slot.size < self.n_features:
                 slot = self._slot = np.full(self.n_features, -1, dtype=np.int32)
             return _train.attach_backward(np.ascontiguousarray(G, dtype=np.float64), rel_ids, unit_ptr, units,
-                                          self._ptr, self._col, self._feat, P, K, V, off, pc, node_off, slot)
+                                          e_ptr, e_col, e_feat, P, K, V, off, pc, node_off, slot)
 
         return AttachForward(node_off, logp, []), backprop
 
     def unit_weights(self, theta: np.ndarray, uids: np.ndarray, table
                      ) -> Tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """Dense column weights ``(U, V)`` of units sharing one relation table, and their entries."""
-        self._ensure()
+        e_ptr, e_col, e_feat = self._ensure()
         uids = np.asarray(uids, dtype=np.int64)
-        lo, hi = self._ptr[uids], self._ptr[uids + 1]
+        lo, hi = e_ptr[uids], e_ptr[uids + 1]
         counts = hi - lo
         tot = int(counts.sum())
         seg = np.concatenate([[0], np.cumsum(counts)[:-1]]) if len(counts) else np.zeros(0, np.int64)
         ent = np.repeat(lo - seg, counts) + np.arange(tot)
         eu = np.repeat(np.arange(len(uids)), counts)
-        ec = self._col[ent].astype(np.int64)
-        ef = self._feat[ent]
+        ec = e_col[ent].astype(np.int64)
+        ef = e_feat[ent]
         T = np.zeros((len(uids), table.n_cols), dtype=np.float64)
         T[eu, ec] = theta[ef]
         return T, eu, ec, ef

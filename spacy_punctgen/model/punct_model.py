@@ -119,7 +119,11 @@ class PunctModel:
         self.mode = mode
         self.direction = parse_direction(direction)
         self.xi = float(xi)
+        if not np.isfinite(self.xi):
+            raise ValueError(Errors.E225.format(xi=xi))
         self.backoff_eps = float(backoff_eps)
+        if not 0.0 <= self.backoff_eps < 1.0:  # also refuses NaN
+            raise ValueError(Errors.E224.format(backoff_eps=backoff_eps))
         self.smooth_delta = float(smooth_delta)
         if not 0.0 <= self.smooth_delta < 1.0:
             raise ValueError(Errors.E201.format(smooth_delta=smooth_delta))

@@ -8,15 +8,19 @@ equal models give equal bytes.
 
 Version 2 stores the feature dictionary factorised (distinct context / property hashes), a
 deflated params.npz, optional float16 θ.  Version 1 files (flat hash arrays) are still read.
-Loading checks every part and names the file (or blob part) that is wrong.
+Loading checks every part and names the file (or blob part) that is wrong: the types of the
+JSON fields, the inventory's consistency (distinct symbols and punctemes, every token a
+symbol, pair ids in range), finite θ and ψ, back-off arrays that are log-probability
+distributions, and a ``meta.quote_xpos`` that is a boolean.  So a model that loads also runs.
 """
 from __future__ import annotations
 
 import io
 import json
+import math
 import zipfile
 from pathlib import Path
-from typing import Dict, Tuple, Union
+from typing import Dict, Optional, Tuple, Union
 
 import numpy as np
 
@@ -90,14 +94,86 @@ def _feature_arrays(params: Dict[str, np.ndarray], version: int, F: int, where: 
         return params["feature_ctx"], params["feature_prop"]
     ck, cc, pk, pi = (params[k] for k in ("ctx_keys", "ctx_counts", "prop_keys", "prop_idx"))
     if ck.dtype != np.uint64 or ck.ndim != 1:
-        raise bad("ctx_keys")
+        raise bad(name="ctx_keys")
     if cc.dtype != np.uint32 or cc.shape != ck.shape or int(cc.sum(dtype=np.int64)) != F:
-        raise bad("ctx_counts")
+        raise bad(name="ctx_counts")
     if pk.dtype != np.uint64 or pk.ndim != 1:
-        raise bad("prop_keys")
+        raise bad(name="prop_keys")
     if pi.dtype not in (np.uint16, np.uint32) or pi.shape != (F,) or (F and int(pi.max()) >= pk.size):
-        raise bad("prop_idx")
+        raise bad(name="prop_idx")
     return np.repeat(ck, cc.astype(np.int64)), pk[pi.astype(np.int64)]
+
+
+def _is_finite_number(v) -> bool:
+    """A JSON number that converts to a finite float (not a bool, NaN, infinity or a huge int)."""
+    if isinstance(v, bool) or not isinstance(v, (int, float)):
+        return False
+    try:
+        return math.isfinite(float(v))
+    except OverflowError:
+        return False
+
+
+def _cfg_problem(cfg: dict, n_symbols: int) -> Optional[Tuple[str, str, object]]:
+    """The first cfg field with a wrong type or value, as (field, what it must be, what it is):
+    the fields that the model's constructor would otherwise coerce (``float("2")``,
+    ``bool("no")``) or never look at (``n_symbols``).  What the constructor itself refuses
+    (mode, direction, theta_dtype, the ranges of ``smooth_delta``, ``backoff_eps``, ``xi``)
+    it reports, wrapped in E209."""
+    for key in ("mode", "direction", "theta_dtype"):
+        if key in cfg and not isinstance(cfg[key], str):
+            return key, "a string", cfg[key]
+    for key in ("xi", "backoff_eps", "smooth_delta"):
+        if key in cfg and not _is_finite_number(cfg[key]):
+            return key, "a finite number", cfg[key]
+    if "n_symbols" in cfg and not (type(cfg["n_symbols"]) is int and cfg["n_symbols"] == n_symbols):
+        return "n_symbols", f"the inventory's number of symbols, {n_symbols}", cfg["n_symbols"]
+    feats = cfg.get("features")
+    if not isinstance(feats, dict):
+        return "features", "an object with 'templates' and 'properties'", feats
+    for key in ("templates", "properties"):
+        names = feats.get(key)
+        if not (isinstance(names, list) and all(isinstance(t, str) for t in names)):
+            return f"features.{key}", "a list of names", names
+        if len(set(names)) != len(names):
+            dup = next(t for i, t in enumerate(names) if t in names[:i])
+            return f"features.{key}", "a list of distinct names, one of them repeated", dup
+    meta = cfg.get("meta", {})
+    if meta is not None and not isinstance(meta, dict):
+        return "meta", "an object", meta
+    if meta and "quote_xpos" in meta and not isinstance(meta["quote_xpos"], bool):
+        return "meta.quote_xpos", "true or false", meta["quote_xpos"]
+    return None
+
+
+def _check_finite(arr: np.ndarray, name: str, where: str) -> None:
+    """θ and ψ hold no NaN or infinity (one vectorised pass; E227 says where)."""
+    ok = np.isfinite(arr)
+    if not ok.all():
+        bad = np.flatnonzero(~ok.ravel())
+        raise ValueError(Errors.E227.format(where=where, name=name, n=bad.size, index=int(bad[0]),
+                                            value=arr.ravel()[bad[0]]))
+
+
+def _log_distribution_problem(logp: np.ndarray, offset: int = 0,
+                              rest: Optional[np.ndarray] = None) -> Optional[str]:
+    """What keeps ``logp`` (with ``rest``: entries that may be ``-inf``) from being the logs of a
+    probability distribution (finite, at most 0, probabilities summing to 1), or None.  Anything
+    else gives NaN or positive log-probabilities through the back-off mixture."""
+    ok = np.isfinite(logp)
+    if not ok.all():
+        i = int(np.flatnonzero(~ok)[0])
+        return f"entry {i + offset} is {logp[i]}"
+    if (logp > 0).any():
+        i = int(np.flatnonzero(logp > 0)[0])
+        return f"entry {i + offset} is {logp[i]} > 0"
+    rest = np.zeros(0) if rest is None else rest
+    if np.isnan(rest).any() or (rest > 0).any():
+        return f"entry 0 is {rest[0]}"
+    total = float(np.exp(np.concatenate([rest, logp]).astype(np.float64)).sum())
+    if not abs(total - 1.0) <= 1e-6:
+        return f"its probabilities sum to {total}, not 1"
+    return None
 
 
 def build(cls, cfg: dict, inv_data: dict, params: Dict[str, np.ndarray], where: Dict[str, str]):
@@ -113,6 +189,11 @@ def build(cls, cfg: dict, inv_data: dict, params: Dict[str, np.ndarray], where: 
         inventory = PunctInventory.from_dict(inv_data)
     except (KeyError, TypeError, ValueError, AttributeError) as err:
         raise ValueError(Errors.E207.format(where=where["inventory"], err=err)) from None
+    problem = _cfg_problem(cfg, len(inventory.symbols))
+    if problem is not None:
+        field, expected, value = problem
+        shown = repr(value) if len(repr(value)) <= 80 else repr(value)[:80] + "..."
+        raise ValueError(Errors.E226.format(where=where["cfg"], field=field, expected=expected, value=shown))
     try:
         model = cls(inventory, FeatureConfig.from_dict(cfg["features"]), mode=cfg["mode"],
                     direction=cfg["direction"], xi=cfg["xi"], backoff_eps=cfg["backoff_eps"],
@@ -130,16 +211,21 @@ def build(cls, cfg: dict, inv_data: dict, params: Dict[str, np.ndarray], where: 
     F = cfg.get("n_features", -1)
     if not isinstance(F, int) or F < 0:
         raise ValueError(Errors.E211.format(where=where["cfg"], n_features=F))
+    tok, lens = params["backoff_tok_logp"], params["backoff_len_logp"]
     checks = [
         (params["theta"].dtype == np.dtype(model.theta_dtype) and params["theta"].shape == (F,), "theta"),
         (params["psi"].dtype == np.float32 and params["psi"].shape == (S, S, 4), "psi"),
-        (params["backoff_tok_logp"].shape == (S,), "backoff_tok_logp"),
-        (params["backoff_len_logp"].ndim == 1 and params["backoff_len_logp"].size >= 2, "backoff_len_logp"),
+        (tok.dtype.kind == "f" and tok.shape == (S,), "backoff_tok_logp"),
+        (lens.dtype.kind == "f" and lens.ndim == 1 and lens.size >= 2, "backoff_len_logp"),
     ]
     for ok, name in checks:
         if not ok:
             raise ValueError(Errors.E204.format(where=where["params"], name=name,
                                                 sizes=f"n_features={F}, n_symbols={S}"))
+    for name, problem in (("backoff_tok_logp", _log_distribution_problem(tok[1:], 1, tok[:1])),
+                          ("backoff_len_logp", _log_distribution_problem(lens))):
+        if problem is not None:
+            raise ValueError(Errors.E228.format(where=where["params"], name=name, problem=problem))
     ctx, prop = _feature_arrays(params, version, F, where["params"])
     try:
         model._set_index(FeatureIndex(ctx, prop))
@@ -147,6 +233,8 @@ def build(cls, cfg: dict, inv_data: dict, params: Dict[str, np.ndarray], where: 
         raise ValueError(Errors.E209.format(where=where["params"], err=err)) from None
     model.theta = params["theta"].astype(np.float32)
     model.psi = params["psi"].copy()
+    for name, arr in (("theta", model.theta), ("psi", model.psi)):  # float32 (a float16 θ is slow to check)
+        _check_finite(arr, name, where["params"])
     model.backoff_tok_logp = params["backoff_tok_logp"].astype(np.float64)
     model.backoff_len_logp = params["backoff_len_logp"].astype(np.float64)
     return model

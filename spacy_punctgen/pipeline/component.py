@@ -8,14 +8,34 @@ depunctuated (:mod:`doc_convert`) and, depending on ``mode``:
 
 * ``doc._.underlying_punct``: one dict per slot of every sentence: ``sentence``,
   ``slot``, ``after`` (index of the word token before the slot, None for slot 0),
-  ``underlying`` and ``surface`` token sequences (``underlying`` is None where the
+  ``underlying`` and ``surface`` token tuples (``underlying`` is None where the
   model gives the sentence's punctuation probability 0);
-* ``token._.punct_left`` / ``token._.punct_right``: the punctemes the token's
+* ``token._.punct_left`` / ``token._.punct_right``: the punctemes (token tuples) the token's
   constituent sprouts (``None`` on punctuation tokens);
 * ``doc._.punct_logprob``: ``Σ log p'(x|T)`` over the Doc's sentences, where ``p'`` is the
   evaluation distribution of ``punct_ppl`` (smoothing + back-off mixture, see model.py):
   finite even where a poor parse makes the punctuation impossible under ``p`` (whose
-  ``underlying`` entries are then None).
+  ``underlying`` entries are then None).  It costs a second, smoothed DP pass (most of the
+  analysis' time when it was computed eagerly), so it is computed when first read, by the
+  component that analysed the Doc (with its model at that time), and then kept in the Doc: a
+  Doc that goes through ``to_bytes`` (``nlp.pipe(..., n_process=2)`` does) or ``copy`` keeps it,
+  or computes it on first read wherever that component is loaded (E017 elsewhere).
+
+Marks the model never saw in training (and a mark written ``^``, the model's own start symbol):
+the slot that holds one gets ``underlying`` None (the model has no account of it); the rest of
+the sentence, words included, is analysed as if that slot held only its known marks.  In
+``punct_logprob`` such a mark is scored as the unknown symbol ``<unk>`` (finite, like unseen
+words in language-model perplexity).
+
+Types: the tuples above stay tuples after ``Doc.to_bytes``/``from_bytes`` and with
+``nlp.pipe(..., n_process=2)`` (the extensions' getters turn what msgpack gives back as lists
+into tuples again).
+
+Threads: one component may be called from several threads at once (a web server's shared
+pipeline): the calls that use the model take turns on a lock, so results equal sequential
+calls.  Trees: a token whose head lies outside its sentence (Doc sentence starts that cut an
+arc) is one of that sentence's roots, as for spaCy's ``Span.root``; heads that form a cycle are
+refused with E016.
 
 ``mode = "restore"`` (unpunctuated text; any punctuation already there is ignored and
 replaced): surface punctuation per slot is chosen by :func:`decode.restore_sentence`
@@ -44,6 +64,14 @@ sourced and frozen; see docs/usage.md).
 ``model = null``: the model shipped for the pipeline's language (if one ships) is loaded
 the first time the component needs it; otherwise using it raises E003.
 
+Settings are checked when the component is built (E008): ``n_samples`` is an integer from 1
+to :data:`MAX_SAMPLES`, ``seed`` an integer >= 0.
+
+A saved pipeline is self-contained: ``spacy.load`` builds the component without reading the
+configured ``model`` path (it may be gone) and loads ``punctgen/model`` from the pipeline's
+folder; only if that is excluded is the configured path read, when the model is first needed.
+Built any other way, the component reads ``model`` at once (E004 for a missing or bad one).
+
 Serialisation (``to_bytes``/``from_bytes``/``to_disk``/``from_disk``, and so ``nlp.to_disk``
 and ``spacy.load``) goes through spaCy's serializer dicts, whose keys ``exclude`` takes:
 ``cfg`` (the settings, ``cfg`` in the component's folder) and ``model`` (the trained
@@ -55,7 +83,12 @@ without ``model/`` raises E013 (unless ``model`` is excluded).
 """
 from __future__ import annotations
 
+import dataclasses
+import sys
+import threading
+import uuid
 import warnings
+import weakref
 from pathlib import Path
 from typing import Any, Callable, Dict, Iterable, List, Optional, Tuple, Union
 
@@ -70,6 +103,7 @@ from thinc.api import Model, Optimizer
 
 from spacy_punctgen.pipeline.doc_convert import check_doc, punct_sentences, docs_quote_xpos, gold_sentences, insert_punctuation
 from spacy_punctgen.errors import Errors, Warnings
+from spacy_punctgen.data.inventory import BOS, UNK_SYMBOL
 from spacy_punctgen.data.underlying import underlying_sequences
 from spacy_punctgen.pipeline.architectures import PUNCT_MODEL_ARCHITECTURE, build_punct_model
 from spacy_punctgen.pipeline.scorers import PUNCT_SCORER, punct_score
@@ -81,19 +115,129 @@ MODES = ("analyze", "restore")
 #: pipeline's config gave it (e.g. ``spacy.load(path, config={"components": {"punctgen":
 #: {"mode": "restore"}}})``); every other setting comes from the saved ``cfg``.
 RUNTIME_SETTINGS = ("mode", "restore_method", "n_samples", "seed")
+#: The most restoration samples per sentence ``n_samples`` may ask for (time and memory grow in
+#: proportion; at 10**6 samples a 20-word sentence took 18.5 s and 883 MB).
+MAX_SAMPLES = 100_000
 _CACHE_LIMIT = 200_000
+
+# -------------------------------------------------------------- the extensions
+# Values live in ``doc.user_data`` under the keys spaCy gives attribute extensions, so that
+# ``to_bytes``, ``copy`` and ``Doc.from_docs`` carry them as before; the getters give tuples back
+# where msgpack (``to_bytes``, ``nlp.pipe(..., n_process=2)``) turned them into lists.
+_PENDING_KEY = ("punctgen", "logprob_from")  # the token of the component that analysed the Doc
+_ANALYSERS: Dict[str, "weakref.WeakSet[PunctGen]"] = {}  # token -> the components bearing it
+_ANALYSERS_LOCK = threading.Lock()
+
+
+def _doc_key(name: str) -> tuple:
+    return ("._.", name, None, None)
+
+
+def _as_tuple(value):
+    return tuple(value) if isinstance(value, list) else value
+
+
+def _entries_extension(name: str):
+    key = _doc_key(name)
+
+    def get(doc: Doc):
+        entries = doc.user_data.get(key)
+        if entries:
+            for e in entries:
+                for field in ("underlying", "surface"):
+                    if isinstance(e.get(field), list):
+                        e[field] = tuple(e[field])
+        return entries
+
+    def set_(doc: Doc, value) -> None:
+        doc.user_data[key] = value
+
+    return get, set_
+
+
+def _pair_extension(name: str):
+    def get(tok: Token):
+        return _as_tuple(tok.doc.user_data.get(("._.", name, tok.idx, None)))
+
+    def set_(tok: Token, value) -> None:
+        tok.doc.user_data[("._.", name, tok.idx, None)] = value
+
+    return get, set_
+
+
+def _get_logprob(doc: Doc) -> Optional[float]:
+    """``doc._.punct_logprob``: the value kept in the Doc, else computed by the component that
+    analysed it (its token is in the Doc), kept, and returned; None for a Doc not analysed."""
+    value = doc.user_data.get(_doc_key("punct_logprob"))
+    if value is not None:
+        return value
+    token = doc.user_data.get(_PENDING_KEY)
+    if token is None:
+        return None
+    owner = _analyser(token)
+    if owner is None:
+        raise ValueError(Errors.E017)
+    value = owner.doc_logprob(doc)
+    doc.user_data[_doc_key("punct_logprob")] = value
+    doc.user_data.pop(_PENDING_KEY, None)
+    return value
+
+
+def _set_logprob(doc: Doc, value: Optional[float]) -> None:
+    doc.user_data[_doc_key("punct_logprob")] = value
+    doc.user_data.pop(_PENDING_KEY, None)
+
+
+def _register(token: str, component: "PunctGen") -> None:
+    with _ANALYSERS_LOCK:
+        _ANALYSERS.setdefault(token, weakref.WeakSet()).add(component)
+
+
+def _analyser(token: str) -> Optional["PunctGen"]:
+    with _ANALYSERS_LOCK:
+        return next(iter(_ANALYSERS.get(token, ())), None)
 
 
 def _register_extensions() -> None:
-    for name in ("underlying_punct", "punct_logprob", "restored_punct", "restored_text"):
+    for name in ("underlying_punct", "restored_punct"):
         if not Doc.has_extension(name):
-            Doc.set_extension(name, default=None)
+            get, set_ = _entries_extension(name)
+            Doc.set_extension(name, getter=get, setter=set_)
+    if not Doc.has_extension("punct_logprob"):
+        Doc.set_extension("punct_logprob", getter=_get_logprob, setter=_set_logprob)
+    if not Doc.has_extension("restored_text"):
+        Doc.set_extension("restored_text", default=None)
     for name in ("punct_left", "punct_right"):
         if not Token.has_extension(name):
-            Token.set_extension(name, default=None)
+            get, set_ = _pair_extension(name)
+            Token.set_extension(name, getter=get, setter=set_)
 
 
 _register_extensions()
+
+
+def _int_setting(name: str, value, low: int, high: Optional[int]) -> int:
+    """``value`` as an int, E008 unless it is an integer (a float with an integer value will
+    do, not a bool) within ``[low, high]``."""
+    ok = not isinstance(value, bool) and isinstance(value, (int, float, np.integer, np.floating)) \
+        and float(value).is_integer() and value >= low and (high is None or value <= high)
+    if not ok:
+        allowed = f"integers >= {low}" if high is None else f"integers from {low} to {high:,}"
+        raise ValueError(Errors.E008.format(name=name, allowed=allowed, value=value))
+    return int(value)
+
+
+def _loading_saved_pipeline() -> bool:
+    """Whether spaCy is building the component in order to load a saved pipeline into it
+    (``spacy.load`` of a folder or package runs ``util.load_model_from_path``, which builds the
+    pipeline from its config and then calls ``from_disk``, which loads the saved model)."""
+    target = getattr(util.load_model_from_path, "__code__", None)
+    frame = sys._getframe(1)
+    while frame is not None:
+        if frame.f_code is target:
+            return True
+        frame = frame.f_back
+    return False
 
 
 def shipped_model_path(lang: str) -> Optional[Path]:
@@ -169,8 +313,8 @@ class PunctGen(TrainablePipe):
 
         if restore_method not in METHODS:
             raise ValueError(Errors.E008.format(name="restore_method", allowed=list(METHODS), value=restore_method))
-        if int(n_samples) < 1:
-            raise ValueError(Errors.E008.format(name="n_samples", allowed="integers >= 1", value=n_samples))
+        n_samples = _int_setting("n_samples", n_samples, 1, MAX_SAMPLES)
+        seed = _int_setting("seed", seed, 0, None)
         if channel not in ("full", "attach"):
             raise ValueError(Errors.E008.format(name="channel", allowed=["full", "attach"], value=channel))
         self.vocab = vocab
@@ -187,7 +331,11 @@ class PunctGen(TrainablePipe):
         self.scorer = scorer
         self.punct_model = None
         self._prepared: Dict[tuple, Any] = {}
-        if model_path is not None:
+        # calls that use (or replace) the model take turns: its caches are not thread-safe
+        self._lock = threading.RLock()
+        self._token = uuid.uuid4().hex  # names this component in the Docs it analyses
+        _register(self._token, self)
+        if model_path is not None and not _loading_saved_pipeline():
             self._set_punct_model(self._load(Path(model_path)))
 
     # ------------------------------------------------------------ the model
@@ -202,11 +350,12 @@ class PunctGen(TrainablePipe):
 
     def _set_punct_model(self, pm) -> None:
         """Adopt ``pm``: its θ/ψ become the thinc Model's params."""
-        self.punct_model = pm
-        self._prepared = {}
-        self.model.set_param("theta", np.ascontiguousarray(pm.theta, dtype=np.float32))
-        self.model.set_param("psi", np.ascontiguousarray(pm.psi, dtype=np.float32))
-        self._sync()
+        with self._lock:
+            self.punct_model = pm
+            self._prepared = {}
+            self.model.set_param("theta", np.ascontiguousarray(pm.theta, dtype=np.float32))
+            self.model.set_param("psi", np.ascontiguousarray(pm.psi, dtype=np.float32))
+            self._sync()
 
     def _sync(self) -> None:
         """Point the PunctModel at the thinc params (the optimizer replaces the arrays, and
@@ -215,13 +364,20 @@ class PunctGen(TrainablePipe):
         self.punct_model.psi = self.model.get_param("psi")
 
     def _require_model(self):
-        if self.punct_model is None:
-            path = shipped_model_path(self.cfg["lang"])
-            if path is None:
-                raise ValueError(Errors.E003.format(lang=self.cfg["lang"]))
-            self._set_punct_model(self._load(path))
-        self._sync()
-        return self.punct_model
+        """The model, loaded now if need be: the configured ``model`` path (not read yet when
+        spaCy built the component to load a saved pipeline that then brought none), else the
+        one shipped for the language (E003 if none)."""
+        with self._lock:
+            if self.punct_model is None:
+                if self.cfg["model"] is not None:
+                    path = Path(self.cfg["model"])
+                else:
+                    path = shipped_model_path(self.cfg["lang"])
+                    if path is None:
+                        raise ValueError(Errors.E003.format(lang=self.cfg["lang"]))
+                self._set_punct_model(self._load(path))
+            self._sync()
+            return self.punct_model
 
     def _prepare(self, sentence):
         """Training-side compiled sentence, cached: spaCy hands us new Examples every epoch."""
@@ -242,40 +398,81 @@ class PunctGen(TrainablePipe):
     def predict(self, docs: Iterable[Doc]) -> List[dict]:
         """Per Doc, the annotations to set (the Docs are not modified)."""
         docs = list(docs)
-        self._require_model()
-        for doc in docs:
-            check_doc(doc)
-        if self.cfg["mode"] == "restore":
-            return [self._restore(doc) for doc in docs]
-        return self._analyze(docs)
+        with self._lock:
+            self._require_model()
+            for doc in docs:
+                check_doc(doc)
+            if self.cfg["mode"] == "restore":
+                return [self._restore(doc) for doc in docs]
+            return self._analyze(docs)
+
+    def _unseen(self, tok: str) -> bool:
+        """Whether the model has no symbol for the mark ``tok`` (never seen in training, or
+        written like its start symbol ``^``)."""
+        return tok == BOS or self.punct_model.inventory.symbol_id(tok) == 1
+
+    def _scored_view(self, ps):
+        """``ps`` as :meth:`doc_logprob` scores it: a mark written ``^`` becomes the unknown
+        symbol (``^`` is the model's sentence-start symbol, which no slot may hold)."""
+        if not any(tok == BOS for x in ps.slots for tok in x):
+            return ps
+        return dataclasses.replace(ps, slots=[tuple(UNK_SYMBOL if t == BOS else t for t in x) for x in ps.slots])
 
     def _analyze(self, docs: List[Doc]) -> List[dict]:
-        """All sentences of the batch go to :meth:`PunctModel.analyze` together (one compile
-        and one ATTACH scoring per sentence, shared by the Viterbi pass and ``p'(x|T)``)."""
+        """The Viterbi pass only (``doc._.punct_logprob`` waits until it is read), for all
+        sentences of the batch together (:func:`~spacy_punctgen.model.analysis.analyze`: one
+        compile and one ATTACH scoring per sentence).  A slot holding a mark the model has no
+        symbol for is analysed as if it held only its known marks, and reported with
+        ``underlying`` None."""
+        from spacy_punctgen.model.analysis import analyze
+
         pm = self.punct_model
         sents = [[(si, ps, wt) for si, ps, wt in punct_sentences(doc, quote_xpos=self.quote_xpos)
                   if ps is not None]  # only punctuation: nothing sprouts it
                  for doc in docs]
-        results = iter(pm.analyze([ps for doc_sents in sents for _, ps, _ in doc_sents]))
+        viewed, unseen_slots = [], []
+        for doc_sents in sents:
+            for _, ps, _ in doc_sents:
+                unseen = {i for i, x in enumerate(ps.slots) if any(self._unseen(t) for t in x)}
+                if unseen:
+                    ps = dataclasses.replace(ps, slots=[tuple(t for t in x if not self._unseen(t)) if i in unseen
+                                                        else x for i, x in enumerate(ps.slots)])
+                viewed.append(ps)
+                unseen_slots.append(unseen)
+        results = iter(zip(analyze(pm, viewed, logprob=False), unseen_slots))
         out = []
         for doc_sents in sents:
             entries: List[dict] = []
             tokens: Dict[int, Tuple[tuple, tuple]] = {}
-            total = 0.0
             for si, ps, word_tokens in doc_sents:
-                lr, logprob = next(results)
-                total += logprob
+                (lr, _), unseen = next(results)
                 # p(x|T) = 0 leaves lr None: no explanation exists, so say so rather than guess
                 u = underlying_sequences(ps.heads, lr) if lr is not None else [None] * len(ps.slots)
                 for i, x in enumerate(ps.slots):
                     entries.append({"sentence": si, "slot": i, "after": word_tokens[i - 1] if i else None,
-                                    "underlying": tuple(u[i]) if u[i] is not None else None,
+                                    "underlying": tuple(u[i]) if u[i] is not None and i not in unseen else None,
                                     "surface": tuple(x)})
                 if lr is not None:
                     for w, tok_i in enumerate(word_tokens):
                         tokens[tok_i] = (tuple(lr[w][0]), tuple(lr[w][1]))
-            out.append({"underlying_punct": entries, "punct_logprob": total, "tokens": tokens})
+            out.append({"underlying_punct": entries, "tokens": tokens})
         return out
+
+    def doc_logprob(self, doc: Doc) -> float:
+        """``Σ log p'(x|T)`` over the Doc's sentences (what ``doc._.punct_logprob`` reads,
+        computed on first access): ``log_probs`` of ``prepare_eval`` with the back-off mixture,
+        as ``punct_ppl`` scores a sentence."""
+        check_doc(doc)
+        with self._lock:
+            pm = self._require_model()
+            sents = [self._scored_view(ps) for _, ps, _ in punct_sentences(doc, quote_xpos=self.quote_xpos)
+                     if ps is not None]
+            if not sents:
+                return 0.0
+            total = 0.0
+            for lp in pm.log_probs(pm.prepare_eval(sents), backoff=True).tolist():
+                total += lp
+            return total
 
     def _restore_slots(self, ps) -> list:
         from spacy_punctgen.decode.mbr import restore_sentence
@@ -301,7 +498,8 @@ class PunctGen(TrainablePipe):
                 doc._.restored_text = insert_punctuation(doc).text
                 continue
             doc._.underlying_punct = res["underlying_punct"]
-            doc._.punct_logprob = res["punct_logprob"]
+            doc.user_data.pop(_doc_key("punct_logprob"), None)  # computed when first read
+            doc.user_data[_PENDING_KEY] = self._token
             for tok in doc:
                 tok._.punct_left, tok._.punct_right = res["tokens"].get(tok.i, (None, None))
 
@@ -313,17 +511,21 @@ class PunctGen(TrainablePipe):
         Examples without a parse (``nlp.initialize()`` with no data gives one) cannot teach
         anything: then a configured (or shipped) model is kept, and E005 raised if there is none.
         """
-        from spacy_punctgen.model.features import FeatureConfig
+        validate_get_examples(get_examples, "PunctGen.initialize")
+        with self._lock:
+            self._initialize([eg.reference for eg in get_examples()], nlp)
+
+    def _initialize(self, refs: List[Doc], nlp: Optional[Language]) -> None:
         from spacy_punctgen.data.inventory import PunctInventory
+        from spacy_punctgen.model.features import FeatureConfig
         from spacy_punctgen.model.punct_model import PunctModel
 
-        validate_get_examples(get_examples, "PunctGen.initialize")
-        refs = [eg.reference for eg in get_examples()]
         lang = nlp.lang if nlp is not None else self.cfg["lang"]
         quote_xpos = docs_quote_xpos(refs, lang)
         sents = gold_sentences(refs, quote_xpos=quote_xpos)
         if not sents:
-            if self.punct_model is not None or shipped_model_path(self.cfg["lang"]) is not None:
+            if self.punct_model is not None or self.cfg["model"] is not None or \
+                    shipped_model_path(self.cfg["lang"]) is not None:
                 self._require_model()
                 return
             raise ValueError(Errors.E005.format(n=len(refs)))
@@ -348,12 +550,17 @@ class PunctGen(TrainablePipe):
         losses.setdefault(self.name, 0.0)
         examples = list(examples)
         validate_examples(examples, "PunctGen.update")
-        if self.punct_model is None:
-            raise ValueError(Errors.E009)
+        with self._lock:
+            if self.punct_model is None:
+                raise ValueError(Errors.E009)
+            self._update(examples, sgd, losses)
+        return losses
+
+    def _update(self, examples: List[Example], sgd: Optional[Optimizer], losses: Dict[str, float]) -> None:
         pm = self.punct_model
         sents = gold_sentences([eg.reference for eg in examples], quote_xpos=self.quote_xpos)
         if not sents:
-            return losses
+            return
         batch = [self._prepare(s) for s in sents]
         (theta, psi), backprop = self.model.begin_update(None)
         pm.theta, pm.psi = theta, psi
@@ -365,17 +572,17 @@ class PunctGen(TrainablePipe):
         if sgd not in (None, False):
             self.finish_update(sgd)
         losses[self.name] += -res.objective
-        return losses
 
     def finish_update(self, sgd: Optimizer) -> None:
         """Like thinc's, but ψ's learning rate is scaled by ``psi_lr_scale`` (ψ is small and dense)."""
-        for name, scale in (("theta", 1.0), ("psi", self.cfg["psi_lr_scale"])):
-            if self.model.has_param(name) and self.model.has_grad(name):
-                param, _ = sgd((self.model.id, name), self.model.get_param(name), self.model.get_grad(name),
-                               lr_scale=scale)
-                self.model.set_param(name, param)
-        if self.punct_model is not None:
-            self._sync()
+        with self._lock:
+            for name, scale in (("theta", 1.0), ("psi", self.cfg["psi_lr_scale"])):
+                if self.model.has_param(name) and self.model.has_grad(name):
+                    param, _ = sgd((self.model.id, name), self.model.get_param(name), self.model.get_grad(name),
+                                   lr_scale=scale)
+                    self.model.set_param(name, param)
+            if self.punct_model is not None:
+                self._sync()
 
     def get_loss(self, examples, scores):  # pragma: no cover - update() computes it with the DP
         raise NotImplementedError(Errors.E012)
@@ -391,17 +598,21 @@ class PunctGen(TrainablePipe):
         validate_examples(examples, "PunctGen.score")
         settings = {key: self.cfg[key] for key in ("restore_method", "n_samples", "seed")}
         settings.update(kwargs)
-        return self.scorer(examples, punct_model=self._require_model(), quote_xpos=self.quote_xpos, **settings)
+        with self._lock:
+            return self.scorer(examples, punct_model=self._require_model(), quote_xpos=self.quote_xpos,
+                               **settings)
 
     # -------------------------------------------------------- serialisation
     def _model_to_save(self):
-        """The model to serialise: the component's, else the one shipped for its language
-        (adopted, so a saved pipeline does not depend on what ships later), else None."""
-        if self.punct_model is None and shipped_model_path(self.cfg["lang"]) is not None:
-            self._require_model()
-        if self.punct_model is not None:
-            self._sync()
-        return self.punct_model
+        """The model to serialise: the component's, else the configured one or the one shipped
+        for its language (adopted, so a saved pipeline depends on neither), else None."""
+        with self._lock:
+            if self.punct_model is None and (self.cfg["model"] is not None
+                                             or shipped_model_path(self.cfg["lang"]) is not None):
+                self._require_model()
+            if self.punct_model is not None:
+                self._sync()
+            return self.punct_model
 
     def _restore_cfg(self, saved: Dict[str, Any]) -> None:
         """Adopt the saved settings, except the :data:`RUNTIME_SETTINGS` this component has (and
@@ -412,8 +623,9 @@ class PunctGen(TrainablePipe):
     def to_bytes(self, *, exclude=tuple()) -> bytes:
         """``cfg`` and ``model`` (empty when there is no model: none given, trained or shipped)."""
         def model_bytes() -> bytes:
-            pm = self._model_to_save()
-            return pm.to_bytes() if pm is not None else b""
+            with self._lock:
+                pm = self._model_to_save()
+                return pm.to_bytes() if pm is not None else b""
 
         serializers = {
             CFG_FILE: lambda: srsly.json_dumps(self.cfg),
@@ -439,10 +651,11 @@ class PunctGen(TrainablePipe):
         """``cfg`` (a JSON file) and ``model/`` (:meth:`PunctModel.to_disk`); E014 when there is
         no model to write (save with ``exclude=["model"]`` then)."""
         def save_model(p: Path) -> None:
-            pm = self._model_to_save()
-            if pm is None:
-                raise ValueError(Errors.E014.format(lang=self.cfg["lang"]))
-            pm.to_disk(p)
+            with self._lock:
+                pm = self._model_to_save()
+                if pm is None:
+                    raise ValueError(Errors.E014.format(lang=self.cfg["lang"]))
+                pm.to_disk(p)
 
         serializers = {
             CFG_FILE: lambda p: srsly.write_json(p, self.cfg),
@@ -471,8 +684,16 @@ class PunctGen(TrainablePipe):
 
     def __reduce__(self):
         settings = {k: v for k, v in self.cfg.items() if k != "model"}
-        return (_unpickle, (self.vocab, self.name, settings, self.scorer, self.to_bytes()))
+        return (_unpickle, (self.vocab, self.name, settings, self.scorer, self.to_bytes(), self._token))
 
 
-def _unpickle(vocab, name: str, settings: dict, scorer: Optional[Callable], data: bytes) -> PunctGen:
-    return PunctGen(vocab, build_punct_model(), name=name, scorer=scorer, **settings).from_bytes(data)
+def _unpickle(vocab, name: str, settings: dict, scorer: Optional[Callable], data: bytes,
+              token: Optional[str] = None) -> PunctGen:
+    """A pickled component; it keeps the original's token, so that Docs it analyses in another
+    process (``nlp.pipe(..., n_process=2)`` with the ``spawn`` start method) compute
+    ``doc._.punct_logprob`` with the original once they are back."""
+    pg = PunctGen(vocab, build_punct_model(), name=name, scorer=scorer, **settings).from_bytes(data)
+    if token is not None:
+        pg._token = token
+        _register(token, pg)
+    return pg

@@ -73,12 +73,42 @@ def _lift(heads: List[int], removed: List[bool]) -> List[int]:
     return out
 
 
+def _cycle(heads: Sequence[int]) -> Optional[List[int]]:
+    """The positions (0-based) of a cycle of ``heads`` (1-based, 0 = root), or None."""
+    state = [0] * len(heads)  # 0 unseen, 1 on the current path, 2 leads to a root
+    for i in range(len(heads)):
+        path, j = [], i
+        while j >= 0 and state[j] == 0:
+            state[j] = 1
+            path.append(j)
+            j = heads[j] - 1
+        if j >= 0 and state[j] == 1:
+            return path[path.index(j):]
+        for k in path:
+            state[k] = 2
+    return None
+
+
+def span_heads(sent: Span) -> List[int]:
+    """The heads of the sentence's tokens within the sentence: 1-based, 0 for a root.
+
+    The sentence's tree is taken as spaCy sees it (``Span.root``): a token whose head lies
+    outside the sentence (a Doc whose sentence starts cut an arc) is one of its roots.
+    ValueError E016 when heads form a cycle (no tree at all).
+    """
+    start, end = sent.start, sent.end
+    heads = [0 if (t.head.i == t.i or not start <= t.head.i < end) else t.head.i - start + 1 for t in sent]
+    cycle = _cycle(heads)
+    if cycle is not None:
+        raise ValueError(Errors.E016.format(start=start, end=end - 1, cycle=sorted(start + i for i in cycle)))
+    return heads
+
+
 def span_to_ud(sent: Span, lift: bool = True) -> Tuple[UDSentence, List[int]]:
     """The sentence as a :class:`UDSentence` (whitespace tokens dropped) and, per UD token,
-    its index in the Doc."""
+    its index in the Doc.  Its tree is :func:`span_heads`'s."""
     all_toks = list(sent)
-    start = sent.start
-    heads = [0 if t.head.i == t.i else t.head.i - start + 1 for t in all_toks]
+    heads = span_heads(sent)
     space = [t.is_space for t in all_toks]
     if any(space) and not all(space):
         heads = _lift(heads, space)
@@ -218,6 +248,7 @@ def insert_punctuation(doc: Doc) -> Doc:
         by_sent.setdefault(e["sentence"], []).append(e)
     toks: List[dict] = []  # one dict per output token
     new_index = {}  # doc token index -> output index
+    bounds = [(sent.start, sent.end) for sent in doc.sents] if _content_tokens(doc) else []
     for si, ps, words in punct_sentences(doc):
         if ps is None:
             continue
@@ -250,6 +281,7 @@ def insert_punctuation(doc: Doc) -> Doc:
         for t in sent_toks:
             t["word_out"] = word_out
             t["ps_heads"] = ps.heads
+            t["bounds"] = bounds[si]
         toks.extend(sent_toks)
     heads = []
     for k, t in enumerate(toks):
@@ -257,11 +289,12 @@ def insert_punctuation(doc: Doc) -> Doc:
             heads.append(t["word_out"][t["attach"]])
             continue
         tok = t["tok"]
-        if tok.head.i == tok.i:
+        lo, hi = t["bounds"]  # the sentence's tree as spaCy sees it: arcs leaving it are cut
+        if tok.head.i == tok.i or not lo <= tok.head.i < hi:
             heads.append(k)
             continue
         h = tok.head
-        while h.i not in new_index and h.head.i != h.i:
+        while h.i not in new_index and h.head.i != h.i and lo <= h.head.i < hi:
             h = h.head
         if h.i in new_index:
             heads.append(new_index[h.i])

@@ -19,6 +19,7 @@ from spacy_punctgen.data.parsed import as_words
 from spacy_punctgen.decode.mbr import SlotChoice, restore_sentences
 from spacy_punctgen.decode.render import render_text
 from spacy_punctgen.data.preprocess import PunctSentence, preprocess_sentence
+from spacy_punctgen.errors import Errors
 
 
 
@@ -39,7 +40,7 @@ def restoration_inputs(doc) -> List[Tuple[PunctSentence, List[str], List[str]]]:
         ud.sent_id = str(k)
         ps, reason = preprocess_sentence(ud)
         if ps is None or len(ps.words) != len(ud.forms):
-            raise ValueError(f"sentence {sent.text!r}: cannot make one word per token ({reason})")
+            raise ValueError(Errors.E080.format(text=sent.text, reason=reason))
         out.append((ps, list(ud.forms), [" " if sa else "" for sa in ud.space_after]))
     return out
 

@@ -270,7 +270,10 @@ def _child(i: int):  # pragma: no cover - runs in a forked worker
 
 def train_model(train_sents: Sequence[PunctSentence], dev_sents: Sequence[PunctSentence],
                 cfg: TrainConfig, inventory: Optional[PunctInventory] = None) -> Tuple[PunctModel, dict]:
-    """Build the inventory (from training data), train, select the direction on dev."""
+    """Build the inventory (from training data), train, select the direction on dev.
+
+    Without dev sentences the epochs are not selected (the last one is kept), and
+    ``direction="auto"`` in full mode is refused (E563): there is nothing to choose it on."""
     t0 = time.perf_counter()
     if inventory is None:
         inventory = PunctInventory.from_sentences(train_sents, min_count=cfg.min_count, pairs_mode=cfg.pairs_mode)
@@ -282,6 +285,8 @@ def train_model(train_sents: Sequence[PunctSentence], dev_sents: Sequence[PunctS
         from spacy_punctgen.model.channel import parse_direction
 
         directions = [parse_direction(cfg.direction)]
+    if len(directions) > 1 and not dev_sents:  # the choice would be arbitrary
+        raise ValueError(Errors.E563)
     base = _new_model(inventory, cfg, directions[0])
     train = base.prepare_all(train_sents)
     dev = base.prepare_eval(dev_sents)

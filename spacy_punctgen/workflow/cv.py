@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Dict, List, Optional, Sequence
 
 from spacy_punctgen.workflow.metrics_files import read_json_object
+from spacy_punctgen.errors import Errors
 
 
 def fold_name(treebank: str, fold: int) -> str:
@@ -28,7 +29,7 @@ def fold_name(treebank: str, fold: int) -> str:
 def check_plain_name(name: str, what: str) -> None:
     """Refuse a treebank or fold name that is not one folder name (it becomes ``metrics/<name>``)."""
     if not name or Path(name).name != name or name in (".", ".."):
-        raise ValueError(f"the {what} must be a plain folder name, got {name!r}")
+        raise ValueError(Errors.E700.format(what=what, name=name))
 
 
 def kept_paths(metrics: Path, fold: str) -> Dict[str, Path]:
@@ -55,7 +56,7 @@ def kept_record(fold: str, test: Path, n_sentences: int, n_words: int, predictio
 def read_kept_record(metrics: Path, fold: str) -> dict:
     path = kept_paths(metrics, fold)["record"]
     if not path.is_file():
-        raise ValueError(f"fold {fold} is not kept (no {path}, written by keep-fold)")
+        raise ValueError(Errors.E701.format(fold=fold, path=path))
     return read_json_object(path)
 
 

@@ -12,13 +12,14 @@ from __future__ import annotations
 from pathlib import Path
 
 from spacy_punctgen.workflow.conllu_files import read_sentences, write_sentences
+from spacy_punctgen.errors import Errors
 
 
 def _check_k(k: int, n: int, src: Path) -> None:
     if k < 2:
-        raise ValueError(f"--k must be at least 2, not {k}")
+        raise ValueError(Errors.E702.format(k=k))
     if n < k:
-        raise ValueError(f"{src}: {n} sentences cannot make {k} folds")
+        raise ValueError(Errors.E703.format(src=src, n=n, k=k))
 
 
 def split(src: Path, folder: Path, k: int) -> dict:
@@ -48,14 +49,14 @@ def merge(src: Path, folder: Path, dest: Path, k: int) -> dict:
         fold = read_sentences(path)
         expected = (len(sentences) - j + k - 1) // k
         if len(fold) != expected:
-            raise ValueError(f"{path}: {len(fold)} sentences, but fold {j} of {src} holds {expected}")
+            raise ValueError(Errors.E704.format(path=path, got=len(fold), j=j, src=src, expected=expected))
         parsed.append(fold)
     out = []
     for i, sentence in enumerate(sentences):
         p = parsed[i % k][i // k]
         if _forms(p) != _forms(sentence):
-            raise ValueError(f"{folder}/heldout.fold{i % k}.parsed.conllu: sentence {i // k + 1} has words "
-                             f"{_forms(p)[:8]}..., but sentence {i + 1} of {src} has {_forms(sentence)[:8]}...")
+            raise ValueError(Errors.E705.format(path=f"{folder}/heldout.fold{i % k}.parsed.conllu", i=i // k + 1,
+                                                parsed=_forms(p)[:8], j=i + 1, src=src, words=_forms(sentence)[:8]))
         out.append(p)
     write_sentences(out, dest)
     return {"input": str(src), "output": str(dest), "k": k, "n_sentences": len(out)}

@@ -5,15 +5,16 @@ from __future__ import annotations
 import json
 from pathlib import Path
 from typing import Dict
+from spacy_punctgen.errors import Errors
 
 
 def read_json_object(path: Path) -> dict:
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except json.JSONDecodeError as e:
-        raise ValueError(f"{path}: not JSON ({e.msg})") from None
+        raise ValueError(Errors.E706.format(path=path, msg=e.msg)) from None
     if not isinstance(data, dict):
-        raise ValueError(f"{path}: not a JSON object")
+        raise ValueError(Errors.E707.format(path=path))
     return data
 
 
@@ -49,5 +50,5 @@ def prediction_losses(pred_path: str, gold) -> "list":
 
     records = read_predictions(pred_path)
     if len(records) != len(gold):
-        raise ValueError(f"{pred_path}: {len(records)} predictions for {len(gold)} test sentences")
+        raise ValueError(Errors.E708.format(path=pred_path, got=len(records), n=len(gold)))
     return sentence_losses([[tuple(s) for s in g.slots] for g in gold], slots_of(records))

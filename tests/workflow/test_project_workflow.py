@@ -28,9 +28,12 @@ WORKFLOWS = {
     "cross-validation": ["fold-table", "pool-folds"],
     "results": ["results-table", "plot-aed-las"],
     "benchmarks": ["bench"],
+    "stream": ["preprocess-stream", "train-parser-stream", "evaluate-parser-stream"],
 }
+#: commands run by hand, in no workflow: ship-parser replaces the package's shipped parser
+BY_HAND = ["ship-parser"]
 # The order the workflows are run in (docs/workflow.md): each one reads what the earlier ones wrote.
-ORDER = ["all", "degraded", "mixture", "jackknife", "baselines", "fold", "cross-validation", "results", "benchmarks"]
+ORDER = ["all", "stream", "degraded", "mixture", "jackknife", "baselines", "fold", "cross-validation", "results", "benchmarks"]
 LOCAL_UD = {"ud_dir": "../shared/ud/en_ewt", "treebank": "en_ewt"}
 DEV_AS_TRAIN = {"ud_dir": "../shared/ud/es_ancora_ud14", "treebank": "es_ancora_ud14", "lang": "es",
                 "protocol": "dev-as-train"}
@@ -62,7 +65,7 @@ def test_project_yml_parses_with_the_documented_vars():
     for key in ("lang", "treebank", "ud_repo", "ud_version", "ud_dir", "gpu", "max_steps"):
         assert key in raw["vars"], key
     assert raw["workflows"] == WORKFLOWS
-    assert sorted(c["name"] for c in raw["commands"]) == sorted(n for w in WORKFLOWS.values() for n in w)
+    assert sorted(c["name"] for c in raw["commands"]) == sorted([n for w in WORKFLOWS.values() for n in w] + BY_HAND)
     # the default runs on the shipped sample
     ud_dir = ROOT / raw["vars"]["ud_dir"]
     assert ud_dir == ROOT / "assets" / "sample"
@@ -195,11 +198,13 @@ def test_protocol_reaches_every_train_and_dev_conversion():
                 n += 1
             else:
                 assert args.split == "test"
-    assert n == 5  # punct/depunct x train/dev, plus the degraded training file
+    assert n == 7  # punct/depunct x train/dev, the degraded training file, the stream parser's punct train/dev
     # punctgen and the baselines read the converted files, never the UD folder
     for name, argv in _script_lines(DEV_AS_TRAIN):
         # (bench measures speed on the raw UD splits, whatever the evaluation protocol)
-        assert not any(a.startswith("../shared/ud") for a in argv[3:]) or argv[3] in ("convert", "bench"), (name, argv)
+        # (the stream documents are cut from the UD folder with the same protocol as convert)
+        assert (not any(a.startswith("../shared/ud") for a in argv[3:]) or argv[3] in ("convert", "bench")
+                or argv[2] == "spacy_punctgen.data.stream"), (name, argv)
 
 
 def test_cv_fold_reaches_every_conversion():
@@ -212,7 +217,7 @@ def test_cv_fold_reaches_every_conversion():
             args = parser.parse_args(argv[3:])
             assert (args.protocol, args.cv_folds, args.cv_fold) == ("cv", 7, 3), (name, argv)
             splits.append(args.split)
-    assert sorted(splits) == sorted(["train", "dev", "test"] * 2 + ["train"])  # + the degraded training file
+    assert sorted(splits) == sorted(["train", "dev", "test"] * 2 + ["train"] + ["train", "dev"])  # + degraded, stream
 
 
 def test_parser_config_accepts_the_overrides():

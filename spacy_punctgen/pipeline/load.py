@@ -1,0 +1,171 @@
+"""``spacy_punctgen.load(lang, mode)``: the shipped pipelines, offline, right after ``pip install``.
+
+Why: restoration needs a parser of *unpunctuated* text and analysis one of punctuated text;
+neither is something a user has (spaCy's stock English pipelines use ClearNLP labels, and
+``spacy_udpipe`` downloads models trained on punctuated text). So one parser ships inside the
+package, ``spacy_punctgen/models/en_ewt_parser/`` (a spaCy pipeline folder: tok2vec + tagger +
+morphologizer + parser, ``configs/parser_stream.cfg``), trained by the workflow
+(``preprocess-stream``, ``train-parser-stream``) on UD English EWT both as depunctuated
+multi-sentence documents, half of them lowercased (so it parses unsegmented, unpunctuated,
+caseless streams and finds their sentence boundaries), and as normal punctuated documents (so
+the same model serves analysis). One model for both halves the package and the training.
+
+``load`` returns an ordinary spaCy ``Language`` (an ``English`` with the four components and
+``punctgen``), whose class mixes in :class:`~spacy_punctgen.pipeline.stream.StreamingLanguage`
+so that ``nlp(text)`` takes text of any length (windows of ``chunk_chars`` characters, see
+:mod:`spacy_punctgen.pipeline.stream`)::
+
+    import spacy_punctgen
+    nlp = spacy_punctgen.load("en")                 # restore mode
+    print(nlp("when i came he left")._.restored_text)
+    nlp = spacy_punctgen.load("en", mode="analyze") # explain the punctuation of normal text
+
+The weights inherit the licence of their training data: UD English EWT is CC BY-SA 4.0.
+"""
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+from typing import Any, Dict, Optional, TextIO, Union
+
+from spacy_punctgen.errors import Errors
+from spacy_punctgen.pipeline.shipped import MODELS_DIR
+from spacy_punctgen.pipeline.stream import DEFAULT_CHUNK_CHARS
+
+PathLike = Union[str, Path]
+
+#: language code -> shipped parser directory name (under spacy_punctgen/models/)
+SHIPPED_PARSERS: Dict[str, str] = {"en": "en_ewt_parser"}
+#: what a shipped parser folder must hold (checked before spaCy reads it)
+PARSER_FILES = ("config.cfg", "meta.json", "parser/model", "tok2vec/model")
+MODES = ("restore", "analyze")
+
+
+def shipped_parser_path(lang: str = "en") -> Path:
+    """The folder of the parser shipped for ``lang`` (E051 if none ships, E052 if its files are
+    missing from this installation)."""
+    name = SHIPPED_PARSERS.get(str(lang).lower())
+    if name is None:
+        raise ValueError(Errors.E051.format(lang=lang, shipped=", ".join(sorted(SHIPPED_PARSERS))))
+    path = MODELS_DIR / name
+    missing = [f for f in PARSER_FILES if not (path / f).is_file()]
+    if missing:
+        raise ValueError(Errors.E052.format(lang=lang, path=path, missing=", ".join(missing)))
+    return path
+
+
+def load(lang: str = "en", mode: str = "restore", *, parser: Optional[PathLike] = None,
+         model: Optional[PathLike] = None, chunk_chars: int = DEFAULT_CHUNK_CHARS,
+         progress: Optional[TextIO] = None, config: Optional[Dict[str, Any]] = None):
+    """The shipped pipeline for ``lang``: parser + ``punctgen`` in ``mode`` ("restore": punctuate
+    unpunctuated, possibly unsegmented and lowercased text, ``doc._.restored_text``; "analyze":
+    explain the punctuation of normal text).
+
+    ``parser``: another spaCy pipeline folder or package name with a UD parser (default: the
+    shipped one); ``model``: another punctuation model folder (default: the one shipped for
+    ``lang``); ``config``: further ``punctgen`` settings (e.g. ``{"restore_method": "exact"}``);
+    ``chunk_chars``/``progress``: long texts, see :func:`spacy_punctgen.pipeline.stream.streaming`.
+    """
+    import spacy
+
+    import spacy_punctgen.pipeline.component  # noqa: F401  (registers the factory)
+    from spacy_punctgen.pipeline.stream import streaming
+
+    if mode not in MODES:
+        raise ValueError(Errors.E050.format(mode=mode))
+    _register_words_component()
+    source = shipped_parser_path(lang) if parser is None else parser
+    nlp = spacy.load(source)
+    if "parser" not in nlp.pipe_names:
+        raise ValueError(Errors.E053.format(path=source, pipes=", ".join(nlp.pipe_names)))
+    settings: Dict[str, Any] = dict(config or {})
+    settings["mode"] = mode
+    if model is not None:
+        settings["model"] = str(model)
+    if mode == "restore":
+        keep_words_whole(nlp)
+        nlp.add_pipe(WORDS_COMPONENT)
+    nlp.add_pipe("punctgen", config=settings)
+    return streaming(nlp, chunk_chars=chunk_chars, progress=progress)
+
+
+#: the restore pipeline's component between parser and punctgen (:func:`words_stay_words`)
+WORDS_COMPONENT = "punctgen_words"
+
+
+def words_stay_words(doc):
+    """Restore mode: a token that is not punctuation by its characters (``token.is_punct``) is
+    a word, whatever the tagger and parser say. The ``punctgen`` component treats UPOS ``PUNCT``
+    or relation ``punct`` as punctuation and restoration replaces punctuation, so a word the
+    parser (which also learnt punctuated text) labels ``punct`` would vanish from the output;
+    such a word gets UPOS ``X`` / relation ``dep`` instead (its head is kept)."""
+    for token in doc:
+        if token.is_punct or token.is_space:
+            continue
+        if token.pos_ == "PUNCT":
+            token.pos_ = "X"
+        if token.dep_.split(":")[0].lower() == "punct":
+            token.dep_ = "dep"
+    return doc
+
+
+def make_words_component(nlp, name: str):
+    """The ``punctgen_words`` factory (registered when this module is imported, and by the
+    ``spacy_factories`` entry point, so a saved restore pipeline loads with ``spacy.load``)."""
+    return words_stay_words
+
+
+def _register_words_component() -> None:
+    from spacy.language import Language
+
+    if not Language.has_factory(WORDS_COMPONENT):
+        Language.factory(WORDS_COMPONENT, func=make_words_component,
+                         assigns=["token.pos", "token.dep"], requires=["token.pos", "token.dep"])
+
+
+_register_words_component()
+
+
+#: words the restore tokenizer must not split (UD English writes each as one word)
+WHOLE_WORDS = ("e-mail", "twenty-one", "well-known", "and/or")
+
+
+def keep_words_whole(nlp) -> None:
+    """Restore mode: drop the tokenizer's infix rules that split a word at an inner hyphen or
+    slash (``e-mail``, ``and/or``). Restoration replaces every punctuation token of its input, so
+    a split ``e - mail`` would come back as ``email``: the words must stay whole, as UD English
+    writes them."""
+    import re
+
+    from spacy.util import compile_infix_regex
+
+    infixes = [p for p in nlp.Defaults.infixes if not any(re.search(p, w) for w in WHOLE_WORDS)]
+    nlp.tokenizer.infix_finditer = compile_infix_regex(infixes).finditer
+
+
+def ship_parser(src: PathLike, dest: PathLike, *, name: str = "en_ewt_parser",
+                license_name: str = "CC BY-SA 4.0", source: str = "UD English EWT") -> Path:
+    """Write the trained parser pipeline ``src`` (e.g. ``training/en_ewt/parser-stream/model-best``)
+    to ``dest`` (the package's ``models/<name>/``), replacing what was there, with its meta
+    naming the data it was trained on and the licence its weights inherit (workflow
+    ``ship-parser``). The pipeline is written by spaCy itself (``to_disk``), so ``dest`` holds
+    exactly what ``spacy.load`` reads."""
+    import spacy
+
+    nlp = spacy.load(src)
+    if "parser" not in nlp.pipe_names:
+        raise ValueError(Errors.E053.format(path=src, pipes=", ".join(nlp.pipe_names)))
+    nlp.meta["name"] = name.split("_", 1)[1] if name.startswith(f"{nlp.lang}_") else name
+    nlp.meta["license"] = license_name
+    nlp.meta["sources"] = [{"name": source, "license": license_name}]
+    nlp.meta["description"] = ("Tagger, morphologizer and UD parser of punctuated and of unpunctuated, "
+                               "unsegmented, partly lowercased English (spacy-punctgen's shipped parser)")
+    dest = Path(dest)
+    tmp = dest.with_name(f".{dest.name}.tmp")
+    if tmp.exists():
+        shutil.rmtree(tmp)
+    nlp.to_disk(tmp)
+    if dest.exists():
+        shutil.rmtree(dest)
+    tmp.rename(dest)
+    return dest

@@ -1,0 +1,214 @@
+"""Text of any length through a parser + ``punctgen`` pipeline, in bounded memory.
+
+Why: a speech transcript is one long unsegmented stream, and a spaCy pipeline cannot take it
+whole: ``nlp.max_length`` (1,000,000 characters) refuses it, and well below that the parser's
+memory grows with the Doc (its precomputed hidden layer holds features x hidden x pieces
+floats per token: about 12 KB a token for the shipped parser, i.e. > 1 GB for 100,000 words).
+So the text is cut into windows of about ``chunk_chars`` characters (at whitespace), each
+window is tokenised, tagged and parsed (every component except ``punctgen``), and all of its
+sentences but the last are kept; the last one may be cut by the window's end, so the next
+window starts where it starts (its words are parsed again, with what follows them). A window
+whose parse finds no boundary at all is kept whole (a forced sentence break, so every window
+makes progress). Every kept piece is a contiguous slice of the input, so the pieces together
+hold every character of the text, in order.
+
+Two ways to use it (both read ``punctgen``'s settings from the pipeline):
+
+* :func:`restore_text` ``(nlp, text)`` -> the punctuated text. It restores each piece as soon as
+  it is parsed and keeps only the output string, so memory does not grow with the input
+  beyond that string. Each line of the input (a paragraph) is its own stream; the output
+  keeps the line breaks. :func:`iter_restored` yields the pieces' restored text as it goes.
+* :func:`process_long` ``(nlp, text)`` -> one ``Doc`` of the whole text with the pieces' tags,
+  trees and sentence boundaries, on which ``punctgen`` then runs once (so
+  ``doc._.restored_text``, ``doc._.restored_punct`` or the analysis extensions cover the whole
+  text). The Doc grows with the text (a few hundred bytes a token); the parser's memory does
+  not. Pipelines from :func:`spacy_punctgen.load` call it from ``nlp(text)`` for texts longer
+  than their ``chunk_chars`` (:class:`StreamingLanguage`).
+"""
+from __future__ import annotations
+
+import time
+from typing import Iterable, Iterator, List, Optional, Sequence, TextIO
+
+from spacy.language import Language
+from spacy.tokens import Doc
+
+from spacy_punctgen.errors import Errors
+
+#: default window size in characters (about 500-600 English words)
+DEFAULT_CHUNK_CHARS = 3000
+#: the factory whose components run on the merged Doc rather than on each window
+PUNCTGEN_FACTORY = "punctgen"
+
+
+def _check_chunk_chars(chunk_chars: int) -> int:
+    if isinstance(chunk_chars, bool) or not isinstance(chunk_chars, int) or chunk_chars < 100:
+        raise ValueError(Errors.E056.format(value=chunk_chars))
+    return chunk_chars
+
+
+def punctgen_names(nlp: Language) -> List[str]:
+    """The names of the pipeline's active ``punctgen`` components (they run after the merge)."""
+    return [name for name in nlp.pipe_names if nlp.get_pipe_meta(name).factory == PUNCTGEN_FACTORY]
+
+
+def window_end(text: str, start: int, chunk_chars: int) -> int:
+    """End of the window that starts at ``start``: the first whitespace at or after
+    ``start + chunk_chars`` (the text's end if it is nearer); a run of ``chunk_chars`` characters
+    without whitespace (e.g. unsegmented Chinese) is cut where the window is full."""
+    end = start + chunk_chars
+    if end >= len(text):
+        return len(text)
+    limit = min(len(text), end + chunk_chars)
+    while end < limit and not text[end].isspace():
+        end += 1
+    return end if end < limit or limit == len(text) else start + chunk_chars
+
+
+def _parse(nlp: Language, text: str, skip: Sequence[str]) -> Doc:
+    # the tokenizer directly: a window is short by construction, whatever nlp.max_length says
+    doc = nlp.tokenizer(text)
+    for name, proc in nlp.pipeline:
+        if name not in skip:
+            doc = proc(doc)
+    return doc
+
+
+def iter_pieces(nlp: Language, text: str, chunk_chars: int = DEFAULT_CHUNK_CHARS,
+                progress: Optional[TextIO] = None) -> Iterator[Doc]:
+    """Parsed pieces of ``text`` (every component except ``punctgen``), each a contiguous slice
+    of it that ends at a sentence boundary (or a forced one), in order; see the module docstring.
+    ``progress``: a stream (e.g. ``sys.stderr``) for a one-line progress report once the text
+    has taken more than two seconds."""
+    chunk_chars = _check_chunk_chars(chunk_chars)
+    skip = punctgen_names(nlp)
+    start, n = 0, len(text)
+    t0 = time.perf_counter()
+    shown = False
+    while start < n:
+        end = window_end(text, start, chunk_chars)
+        doc = _parse(nlp, text[start:end], skip)
+        cut = len(doc)
+        if end < n:
+            starts = [s.start for s in doc.sents]
+            if len(starts) > 1:
+                cut = starts[-1]
+        if cut == len(doc):
+            piece, start = doc, end
+        else:
+            piece = doc[:cut].as_doc(copy_user_data=True)
+            start += doc[cut].idx
+        piece.tensor = piece.tensor[:0] if piece.tensor is not None else piece.tensor
+        if progress is not None and time.perf_counter() - t0 > 2.0:
+            progress.write(f"\rpunctgen: {start:,} of {n:,} characters ({100.0 * start / n:.0f}%)")
+            progress.flush()
+            shown = True
+        yield piece
+    if shown:
+        progress.write("\n")
+        progress.flush()
+
+
+def process_long(nlp: Language, text: str, chunk_chars: int = DEFAULT_CHUNK_CHARS,
+                 progress: Optional[TextIO] = None) -> Doc:
+    """One Doc of ``text`` (any length): the pieces of :func:`iter_pieces` joined, then every
+    ``punctgen`` component of ``nlp`` run once on the whole Doc."""
+    if not isinstance(text, str):
+        raise TypeError(Errors.E057.format(type=type(text).__name__))
+    pieces = [p for p in iter_pieces(nlp, text, chunk_chars, progress) if len(p)]
+    if not pieces:
+        doc = nlp.make_doc("")
+    else:
+        doc = Doc.from_docs(pieces, ensure_whitespace=False, exclude=["tensor", "user_data"])
+    for name in punctgen_names(nlp):
+        doc = nlp.get_pipe(name)(doc)
+    return doc
+
+
+def iter_restored(nlp: Language, text: str, chunk_chars: int = DEFAULT_CHUNK_CHARS,
+                  progress: Optional[TextIO] = None) -> Iterator[str]:
+    """The restored text of each piece of one stream (no line breaks expected), as it is
+    parsed. ``nlp`` must end in a ``punctgen`` component in restore mode."""
+    names = punctgen_names(nlp)
+    restorers = [nlp.get_pipe(n) for n in names if nlp.get_pipe(n).cfg.get("mode") == "restore"]
+    if not restorers:
+        raise ValueError(Errors.E058.format(pipes=", ".join(nlp.pipe_names)))
+    for piece in iter_pieces(nlp, text, chunk_chars, progress):
+        if not len(piece):
+            continue
+        for name in names:
+            piece = nlp.get_pipe(name)(piece)
+        restored = piece._.restored_text
+        if restored and restored.strip():
+            yield restored.strip()
+
+
+def restore_text(nlp: Language, text: str, chunk_chars: int = DEFAULT_CHUNK_CHARS,
+                 progress: Optional[TextIO] = None) -> str:
+    """The punctuated text of ``text`` (any length): each line is one stream, restored piece by
+    piece (:func:`iter_restored`) and joined with single spaces; lines are joined with ``\\n``
+    (empty lines kept). Memory: one window's parse plus the output string."""
+    if not isinstance(text, str):
+        raise TypeError(Errors.E057.format(type=type(text).__name__))
+    lines = text.split("\n")
+    return "\n".join(" ".join(iter_restored(nlp, line, chunk_chars, progress)) if line.strip() else ""
+                     for line in lines)
+
+
+class StreamingLanguage:
+    """Mixin for a spaCy ``Language`` class: ``nlp(text)`` and ``nlp.pipe(texts)`` send a text
+    longer than ``nlp.punctgen_chunk_chars`` through :func:`process_long` (shorter texts, and
+    Docs, take spaCy's ordinary path). :func:`spacy_punctgen.load` returns such a pipeline;
+    :func:`streaming` makes one from any pipeline."""
+
+    punctgen_chunk_chars: int = DEFAULT_CHUNK_CHARS
+    punctgen_progress: Optional[TextIO] = None
+
+    def __call__(self, text, *, disable: Iterable[str] = (), component_cfg=None):
+        if isinstance(text, str) and len(text) > self.punctgen_chunk_chars and not disable and not component_cfg:
+            return process_long(self, text, self.punctgen_chunk_chars, self.punctgen_progress)
+        return super().__call__(text, disable=disable, component_cfg=component_cfg)
+
+    def pipe(self, texts, *, as_tuples: bool = False, batch_size=None, disable=(), component_cfg=None,
+             n_process: int = 1):
+        if as_tuples:
+            for text, context in texts:
+                yield self(text, disable=disable, component_cfg=component_cfg), context
+            return
+        short: List = []
+        for text in texts:
+            if isinstance(text, str) and len(text) > self.punctgen_chunk_chars:
+                if short:
+                    yield from super().pipe(short, batch_size=batch_size, disable=disable,
+                                            component_cfg=component_cfg, n_process=n_process)
+                    short = []
+                yield self(text, disable=disable, component_cfg=component_cfg)
+            else:
+                short.append(text)
+        if short:
+            yield from super().pipe(short, batch_size=batch_size, disable=disable,
+                                    component_cfg=component_cfg, n_process=n_process)
+
+
+_CLASSES: dict = {}
+
+
+def _streaming_class(cls: type) -> type:
+    if issubclass(cls, StreamingLanguage):
+        return cls
+    if cls not in _CLASSES:
+        _CLASSES[cls] = type(f"Streaming{cls.__name__}", (StreamingLanguage, cls),
+                             {"__module__": __name__})
+    return _CLASSES[cls]
+
+
+def streaming(nlp: Language, chunk_chars: int = DEFAULT_CHUNK_CHARS,
+              progress: Optional[TextIO] = None) -> Language:
+    """Make ``nlp`` (in place; also returned) take texts of any length in ``nlp(text)`` and
+    ``nlp.pipe``: its class becomes a subclass of its own class with
+    :class:`StreamingLanguage` mixed in (``isinstance(nlp, type(old))`` still holds; a pipeline
+    saved with ``nlp.to_disk`` loads back as the ordinary class)."""
+    nlp.__class__ = _streaming_class(type(nlp))
+    nlp.punctgen_chunk_chars = _check_chunk_chars(chunk_chars)
+    nlp.punctgen_progress = progress
+    return nlp

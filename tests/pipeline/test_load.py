@@ -1,0 +1,156 @@
+"""spacy_punctgen.load: the shipped pipelines, offline (spacy_punctgen/pipeline/load.py).
+
+The tests that run the shipped parser (spacy_punctgen/models/en_ewt_parser/, trained by the
+workflow `stream` + `ship-parser`) skip with a reason only where its files are absent."""
+import re
+import socket
+from pathlib import Path
+
+import pytest
+from spacy.language import Language
+
+import spacy_punctgen
+from spacy_punctgen.pipeline import load as load_module
+from spacy_punctgen.pipeline.load import PARSER_FILES, load, shipped_parser_path
+
+try:
+    PARSER = shipped_parser_path("en")
+except ValueError as err:  # the shipped parser's files are absent from this checkout
+    PARSER, WHY = None, str(err)
+else:
+    WHY = ""
+needs_parser = pytest.mark.skipif(PARSER is None, reason=f"no shipped parser: {WHY}")
+
+UD_TEST = Path(__file__).resolve().parents[3] / "shared" / "ud" / "en_ewt" / "en_ewt-ud-test.conllu"
+
+
+@pytest.fixture(scope="module")
+def offline():
+    """No network while the pipelines load and run: every socket connection fails."""
+    mp = pytest.MonkeyPatch()
+
+    def refuse(*args, **kwargs):
+        raise OSError("network access attempted in an offline test")
+
+    mp.setattr(socket.socket, "connect", refuse)
+    mp.setattr(socket, "create_connection", refuse)
+    yield
+    mp.undo()
+
+
+@pytest.fixture(scope="module")
+def restorer(offline):
+    return load("en")
+
+
+@needs_parser
+def test_load_restore_is_an_ordinary_pipeline(restorer):
+    assert isinstance(restorer, Language) and restorer.lang == "en"
+    assert restorer.pipe_names == ["tok2vec", "tagger", "morphologizer", "parser", "punctgen_words", "punctgen"]
+    assert restorer.get_pipe("punctgen").cfg["mode"] == "restore"
+    assert spacy_punctgen.load is load
+    assert restorer.meta["license"] == "CC BY-SA 4.0"
+
+
+@needs_parser
+def test_load_restores_a_sentence(restorer):
+    doc = restorer("when i came home he left")
+    out = doc._.restored_text
+    assert re.findall(r"[a-z]+", out.lower()) == "when i came home he left".split()
+    assert out.rstrip()[-1] in ".!?"  # the sentence-final mark
+    assert len(doc._.restored_punct) == len(doc) + 1
+
+
+STREAM = ("i went to the store yesterday they did not have any milk so i came back home "
+          "my sister called me in the evening she wants to visit us next week")
+
+
+@needs_parser
+def test_cased_stream_is_segmented_and_every_word_kept(restorer):
+    text = STREAM.replace("i ", "I ").replace("my sister", "My sister")
+    out = spacy_punctgen.restore_text(restorer, text)
+    assert re.findall(r"[A-Za-z]+", out) == text.split()
+    # the parser finds more than one sentence in the unpunctuated stream, each with its final mark
+    assert len(re.findall(r"[.!?](\s|$)", out)) >= 2
+
+
+@needs_parser
+@pytest.mark.xfail(strict=True, reason="the shipped parser (1,500 training steps, sentence F1 0.11 on "
+                   "lowercased EWT test streams) finds no boundary in this lowercased stream; "
+                   "retrain with docs/workflow.md's full budget and remove this mark")
+def test_lowercased_stream_is_segmented(restorer):
+    out = spacy_punctgen.restore_text(restorer, STREAM)
+    assert re.findall(r"[a-z]+", out.lower()) == STREAM.split()
+    assert len(re.findall(r"[.!?](\s|$)", out)) >= 2
+
+
+@pytest.mark.ud
+@needs_parser
+@pytest.mark.skipif(not UD_TEST.is_file(), reason=f"{UD_TEST} absent")
+def test_long_lowercased_transcript(restorer):
+    from spacy_punctgen.data.preprocess import preprocess_file
+
+    sents, _ = preprocess_file(UD_TEST)
+    # about 2,000 words on one line, as a speech recogniser writes them: lowercased, and only
+    # the words made of letters, digits and apostrophes (EWT also has words like "argghhh!")
+    words = [w.lower() for s in sents[:160] for w in s.words if re.fullmatch(r"[\w']+", w)]
+    text = " ".join(words)
+    restorer.punctgen_chunk_chars = 2000
+    try:
+        doc = restorer(text)  # longer than chunk_chars: parsed window by window
+    finally:
+        restorer.punctgen_chunk_chars = load_module.DEFAULT_CHUNK_CHARS
+    assert [t.text for t in doc if not t.is_space] == [t.text for t in restorer.make_doc(text)]
+    out = doc._.restored_text
+    assert re.sub(r"[^\w\s]", " ", out).split() == re.sub(r"[^\w\s]", " ", text).split()
+    n_sents = len(list(doc.sents))
+    assert 0.2 * 160 <= n_sents <= 2 * 160  # the parser finds at least some of the sentences there
+
+
+@needs_parser
+def test_load_analyze(offline):
+    nlp = load("en", mode="analyze")
+    assert nlp.get_pipe("punctgen").cfg["mode"] == "analyze"
+    doc = nlp("When I came, he left.")
+    assert [t.text for t in doc] == ["When", "I", "came", ",", "he", "left", "."]
+    assert doc[6]._.punct_right is None  # a punctuation token
+    sprouted = [m for t in doc if t._.punct_right for m in t._.punct_right]
+    assert "." in sprouted and "," in sprouted
+    assert doc._.underlying_punct
+
+
+def test_words_stay_words():
+    """A word the parser labels as punctuation keeps being a word (restoration would drop it)."""
+    import spacy
+    from spacy.tokens import Doc
+
+    from spacy_punctgen.pipeline.load import words_stay_words
+
+    doc = Doc(spacy.blank("en").vocab, words=["sunni", "muslims", ",", "pray"], heads=[1, 1, 1, 1],
+              deps=["punct", "ROOT", "punct", "punct"], pos=["PUNCT", "NOUN", "PUNCT", "VERB"])
+    words_stay_words(doc)
+    assert [(t.pos_, t.dep_) for t in doc] == [("X", "dep"), ("NOUN", "ROOT"), ("PUNCT", "punct"),
+                                                 ("VERB", "dep")]
+    assert [t.head.i for t in doc] == [1, 1, 1, 1]
+
+
+def test_load_errors(monkeypatch, tmp_path):
+    with pytest.raises(ValueError, match="E050"):
+        load("en", mode="explain")
+    with pytest.raises(ValueError, match="E051"):
+        load("xx")
+    monkeypatch.setattr(load_module, "MODELS_DIR", tmp_path)
+    (tmp_path / "en_ewt_parser").mkdir()
+    (tmp_path / "en_ewt_parser" / "config.cfg").write_text("")
+    with pytest.raises(ValueError, match="E052") as err:
+        shipped_parser_path("en")
+    assert "parser/model" in str(err.value) and "config.cfg" not in str(err.value).split("lacks")[1]
+    assert set(PARSER_FILES) >= {"config.cfg", "parser/model"}
+
+
+def test_load_refuses_a_pipeline_without_parser(tmp_path):
+    import spacy
+
+    spacy.blank("en").to_disk(tmp_path / "blank")
+    with pytest.raises(ValueError, match="E053"):
+        load("en", parser=tmp_path / "blank")
