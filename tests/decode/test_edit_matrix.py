@@ -36,3 +36,20 @@ def test_edit_matrix_small_blocks_same_answer(monkeypatch):
 def test_edit_matrix_empty_sides():
     assert mbr.edit_matrix([], [(1,)]).shape == (0, 1)
     assert (mbr.edit_matrix([()], [(1, 2), ()]) == [[2, 0]]).all()
+
+
+@pytest.mark.parametrize("longest", [0, 1, 2, 5, 63, 64])
+def test_pair_distances_equal_levenshtein(longest):
+    """The pairwise path of the slot decoder (closed forms for strings of 0 and 1 symbols, Myers in
+    one word per pair for the rest) against the plain DP."""
+    rng = np.random.default_rng(100 + longest)
+    strings = _strings(rng, 40, longest, [0, 1, 2, 3])
+    lens = np.array([len(x) for x in strings], dtype=np.int64)
+    pad = np.full((len(strings), max(1, longest)), -1, dtype=np.int64)
+    for r, x in enumerate(strings):
+        pad[r, :len(x)] = x
+    pa = rng.integers(0, len(strings), 500)
+    pb = rng.integers(0, len(strings), 500)
+    got = mbr._pair_distances(pad, lens, pa, pb)
+    want = [edit_distance(strings[a], strings[b]) for a, b in zip(pa, pb)]
+    assert got.tolist() == want

@@ -1,0 +1,256 @@
+"""The ``"marginal"`` decoder: per-slot MBR under the exact slot marginals ``p(x_i | T)``, computed
+in compiled code (``cython_ext/slot_mbr.pyx``, built as ``spacy_punctgen.inference._slot_mbr``).
+
+It makes the choices of :mod:`.mbr`'s ``"exact"`` decoder (the same marginals to rounding: same
+pruning, beam, expansion cap, rescaling, candidates and support; docs/decoding.md, "The marginal
+decoder"), for all slots of all sentences of a batch in one call, without sampling and without
+a Python loop per slot or per string:
+
+* the prior factorises over nodes, so each node half's puncteme marginal is ATTACH's pair
+  softmax summed per side (in the kernel, as mbr's ``np.bincount``);
+* a slot's underlying string is the concatenation of independent halves, in ``slot_parts``
+  order, and the kernel pushes them one at a time through the channel (states: pending symbol
+  and surface prefix), mixes the trees of a sentence, ranks the strings and picks the candidate
+  of least expected edit distance.
+
+The priors are :mod:`.mbr`'s ``_Prior`` objects (anything with ``n``, ``pairs``, ``probs`` and
+``slot_parts``): ``prior_sets[k]`` holds the trees of sentence ``k``.  This module does not
+import :mod:`.mbr` (which dispatches to it), so the settings are explicit arguments: mbr passes
+its ``EXACT_PRUNE``, ``EXACT_BEAM``, ``EXACT_CANDIDATES``, ``EXACT_SUPPORT_MIN``,
+``EXACT_EXPAND``, ``EXACT_WIDE`` and ``EXACT_RESCALE``.
+"""
+from __future__ import annotations
+
+import math
+from itertools import chain
+from typing import Callable, Dict, List, Optional, Sequence, Tuple
+
+import numpy as np
+
+from spacy_punctgen.errors import Errors
+from spacy_punctgen.inference._slot_mbr import slot_mbr
+from spacy_punctgen.inference.dp import BOS
+
+#: sentences per kernel call (bounds the flat arrays of one call)
+BATCH_SENTENCES = 512
+
+
+class _Flat:
+    """Every array the kernel reads, for one batch of sentences (see slot_mbr.pyx)."""
+
+    __slots__ = ("s_ptr", "g_ptr", "g_unit", "u_ptr", "u_slot0", "part_half", "node_ptr", "pairs", "pair_p")
+
+
+def _check_phi(grammar, phi) -> np.ndarray:
+    S = int(grammar.n_symbols)
+    phi = np.ascontiguousarray(phi, dtype=np.float64)
+    if phi.shape != (S, S, 4):
+        raise ValueError(Errors.E170.format(S=S, shape=phi.shape))
+    if not (np.isfinite(phi).all() and (phi >= 0).all()):
+        raise ValueError(Errors.E171)
+    return phi
+
+
+def _puncteme_table(grammar) -> Tuple[np.ndarray, np.ndarray]:
+    S = int(grammar.n_symbols)
+    lens = np.fromiter(map(len, grammar.punctemes), dtype=np.int64, count=len(grammar.punctemes))
+    pm_ptr = np.zeros(len(lens) + 1, dtype=np.int64)
+    np.cumsum(lens, out=pm_ptr[1:])
+    pm_sym = np.fromiter(chain.from_iterable(grammar.punctemes), dtype=np.int64, count=int(pm_ptr[-1]))
+    bad = np.flatnonzero((pm_sym < 0) | (pm_sym >= S))
+    if len(bad):
+        i = int(np.searchsorted(pm_ptr, bad[0], side="right") - 1)
+        raise ValueError(Errors.E182.format(i=i, p=grammar.punctemes[i], s=int(pm_sym[bad[0]]), last=S - 1))
+    return pm_ptr, pm_sym.astype(np.int32)
+
+
+def _check_settings(prune: float, beam: int, candidates: int, support_min: float, expand: int, wide: int,
+                    rescale: float) -> None:
+    for name, value, ok, what in (
+            ("prune", prune, isinstance(prune, (int, float)) and math.isfinite(prune) and prune >= 0,
+             "a finite number >= 0"),
+            ("beam", beam, isinstance(beam, (int, np.integer)) and 1 <= beam < 2 ** 30, "an integer >= 1"),
+            ("candidates", candidates, isinstance(candidates, (int, np.integer)) and 1 <= candidates < 2 ** 30,
+             "an integer >= 1"),
+            ("support_min", support_min, isinstance(support_min, (int, float)) and not math.isnan(support_min),
+             "a number"),
+            ("expand", expand, isinstance(expand, (int, np.integer)) and 0 <= expand < 2 ** 62,
+             "an integer >= 0 (0: no cap)"),
+            ("wide", wide, isinstance(wide, (int, np.integer)) and 0 <= wide < 2 ** 62, "an integer >= 0"),
+            ("rescale", rescale, isinstance(rescale, (int, float)) and 0 <= rescale <= 1, "in [0, 1] (0: never)")):
+        if isinstance(value, bool) or not ok:
+            raise ValueError(Errors.E179.format(name=name, what=what, value=value))
+
+
+def _locate(node_prior: np.ndarray, node_base: np.ndarray, trees: List[Tuple[int, int]], node: int):
+    """(sentence, tree, node within its tree) of a global node index."""
+    p = int(node_prior[node])
+    k, j = trees[p]
+    return k, j, node - int(node_base[p])
+
+
+def _node_pairs(pair_list: list, prob_list: list, n_nodes: int, B: int, node_prior, node_base, trees
+                ) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Every node's candidate pairs and probabilities, concatenated and checked: ``node_ptr``
+    (node ``w``'s pairs are rows ``node_ptr[w]:node_ptr[w+1]``), ``pairs`` (int64 ``(N, 2)``),
+    ``probs`` (float64 ``(N,)``).  The kernel sums them per half as mbr's ``np.bincount`` does."""
+    sizes = np.fromiter(map(len, pair_list), dtype=np.int64, count=n_nodes)
+    try:
+        pairs = np.ascontiguousarray(np.concatenate(pair_list), dtype=np.int64) if n_nodes else np.zeros((0, 2), np.int64)
+        probs = np.ascontiguousarray(np.concatenate(prob_list), dtype=np.float64) if n_nodes else np.zeros(0)
+        ok = pairs.ndim == 2 and pairs.shape[1] == 2 and probs.ndim == 1 and len(probs) == len(pairs)
+    except (ValueError, TypeError):
+        ok = False
+    if ok:
+        psizes = np.fromiter(map(len, prob_list), dtype=np.int64, count=n_nodes)
+        ok = bool((psizes == sizes).all())
+    if not ok:  # find the first bad node
+        for w, (a, b) in enumerate(zip(pair_list, prob_list)):
+            sa, sb = np.shape(a), np.shape(b)
+            if len(sa) != 2 or sa[1] != 2 or sb != (sa[0],):
+                k, j, v = _locate(node_prior, node_base, trees, w)
+                raise ValueError(Errors.E172.format(k=k, j=j, w=v, pairs=sa, probs=sb))
+        raise ValueError(Errors.E172.format(k="?", j="?", w="?", pairs="?", probs="?"))
+    node_ptr = np.zeros(n_nodes + 1, dtype=np.int64)
+    np.cumsum(sizes, out=node_ptr[1:])
+    bad = np.flatnonzero(~(np.isfinite(probs) & (probs >= 0)))
+    if len(bad):
+        k, j, w = _locate(node_prior, node_base, trees, int(np.searchsorted(node_ptr, bad[0], side="right") - 1))
+        raise ValueError(Errors.E173.format(k=k, j=j, w=w))
+    positive = np.zeros(n_nodes, dtype=bool)  # some pair of every node has a positive probability
+    positive[np.repeat(np.arange(n_nodes), sizes)[probs > 0]] = True
+    bad = np.flatnonzero(~positive)
+    if len(bad):
+        k, j, w = _locate(node_prior, node_base, trees, int(bad[0]))
+        raise ValueError(Errors.E173.format(k=k, j=j, w=w))
+    bad = np.flatnonzero(((pairs < 0) | (pairs >= B)).any(axis=1))
+    if len(bad):
+        k, j, w = _locate(node_prior, node_base, trees, int(np.searchsorted(node_ptr, bad[0], side="right") - 1))
+        raise ValueError(Errors.E174.format(k=k, j=j, w=w, last=B - 1))
+    return node_ptr, pairs, probs
+
+
+def _flatten(prior_sets: Sequence[Sequence[object]], B: int, k0: int = 0) -> _Flat:
+    """The kernel's arrays for the sentences ``prior_sets`` (numbered from ``k0`` in errors)."""
+    trees: List[Tuple[int, int]] = []
+    flat = []
+    for k, ts in enumerate(prior_sets, k0):
+        ts = list(ts)
+        if not ts:
+            raise ValueError(Errors.E178.format(k=k))
+        n0 = int(ts[0].n)
+        for j, t in enumerate(ts):
+            if int(t.n) != n0:
+                raise ValueError(Errors.E177.format(k=k, j=j, n_j=int(t.n), n_0=n0))
+        trees.extend((k, j) for j in range(len(ts)))
+        flat.extend(ts)
+    n = np.fromiter((int(t.n) for t in flat), dtype=np.int64, count=len(flat))
+    for p, t in enumerate(flat):  # one check per tree
+        if len(t.pairs) != n[p] or len(t.probs) != n[p]:
+            k, j = trees[p]
+            raise ValueError(Errors.E184.format(k=k, j=j, pairs=len(t.pairs), probs=len(t.probs), n=int(n[p])))
+        if len(t.slot_parts) != n[p] + 1:
+            k, j = trees[p]
+            raise ValueError(Errors.E175.format(k=k, j=j, got=len(t.slot_parts), n=int(n[p])))
+    node_base = np.zeros(len(flat) + 1, dtype=np.int64)
+    np.cumsum(n, out=node_base[1:])
+    n_nodes = int(node_base[-1])
+    node_prior = np.repeat(np.arange(len(flat), dtype=np.int64), n)
+    out = _Flat()
+    out.node_ptr, out.pairs, out.pair_p = _node_pairs(
+        list(chain.from_iterable(t.pairs for t in flat)), list(chain.from_iterable(t.probs for t in flat)),
+        n_nodes, B, node_prior, node_base, trees)
+    # units: one per (tree, slot), tree-major; their parts in slot_parts order
+    counts = np.fromiter(chain.from_iterable(map(len, t.slot_parts) for t in flat), dtype=np.int64,
+                         count=int((n + 1).sum()))
+    parts_list = list(chain.from_iterable(chain.from_iterable(t.slot_parts) for t in flat))
+    try:
+        parts = np.array(parts_list, dtype=np.int64).reshape(len(parts_list), 2)
+    except (ValueError, TypeError):
+        parts = None
+    unit_prior = np.repeat(np.arange(len(flat), dtype=np.int64), n + 1)
+    part_prior = np.repeat(unit_prior, counts)
+    if parts is None:  # not all (node, side) pairs of integers: find the first that is not
+        bad = np.array([next(q for q, x in enumerate(parts_list) if np.shape(x) != (2,)
+                             or not all(isinstance(v, (int, np.integer)) for v in x))])
+    else:
+        bad = np.flatnonzero(
+            (parts[:, 0] < 0) | (parts[:, 0] >= n[part_prior]) | ((parts[:, 1] != 0) & (parts[:, 1] != 1)))
+    if len(bad):
+        u = int(np.searchsorted(np.cumsum(counts), bad[0], side="right"))
+        p = int(unit_prior[u])
+        k, j = trees[p]
+        i = u - int((node_base[p] + p))
+        raise ValueError(Errors.E176.format(k=k, j=j, i=i, part=parts_list[bad[0]], last=int(n[p]) - 1))
+    part_half = 2 * (node_base[part_prior] + parts[:, 0]) + parts[:, 1]
+    reads = np.bincount(part_half, minlength=2 * n_nodes)
+    bad = np.flatnonzero(reads != 1)
+    if len(bad):
+        k, j, w = _locate(node_prior, node_base, trees, int(bad[0] // 2))
+        raise ValueError(Errors.E183.format(k=k, j=j, w=w, side=("left", "right")[int(bad[0] % 2)],
+                                            count=int(reads[bad[0]])))
+    out.part_half = part_half
+    out.u_ptr = np.zeros(len(counts) + 1, dtype=np.int64)
+    np.cumsum(counts, out=out.u_ptr[1:])
+    unit_base = node_base + np.arange(len(flat) + 1)  # first unit of each tree
+    out.u_slot0 = (np.arange(len(counts)) == unit_base[unit_prior]).astype(np.uint8)
+    # groups: one per (sentence, slot), mixing the sentence's trees in order
+    K = np.bincount(np.array([k for k, _ in trees], dtype=np.int64) - k0, minlength=len(prior_sets))
+    first_tree = np.zeros(len(K) + 1, dtype=np.int64)
+    np.cumsum(K, out=first_tree[1:])
+    slots = n[first_tree[:-1]] + 1  # per sentence
+    out.s_ptr = np.zeros(len(K) + 1, dtype=np.int64)
+    np.cumsum(slots, out=out.s_ptr[1:])
+    if (K == 1).all():
+        out.g_ptr = np.arange(len(counts) + 1, dtype=np.int64)
+        out.g_unit = np.arange(len(counts), dtype=np.int64)
+    else:
+        G = int(out.s_ptr[-1])
+        g_sent = np.repeat(np.arange(len(K), dtype=np.int64), slots)
+        g_slot = np.arange(G, dtype=np.int64) - out.s_ptr[g_sent]
+        Kg = K[g_sent]
+        out.g_ptr = np.zeros(G + 1, dtype=np.int64)
+        np.cumsum(Kg, out=out.g_ptr[1:])
+        e_group = np.repeat(np.arange(G, dtype=np.int64), Kg)
+        e_tree = np.arange(int(out.g_ptr[-1]), dtype=np.int64) - out.g_ptr[e_group]
+        out.g_unit = unit_base[first_tree[g_sent[e_group]] + e_tree] + g_slot[e_group]
+    return out
+
+
+def _run(prior_sets, grammar, phi, r2l: bool, prune: float, beam: int, candidates: int,
+         support_min: float, expand: int, wide: int, rescale: float, marginals: bool, symbols, factory) -> list:
+    _check_settings(prune, beam, candidates, support_min, expand, wide, rescale)
+    phi = _check_phi(grammar, phi)
+    pm_ptr, pm_sym = _puncteme_table(grammar)
+    if symbols is not None and len(symbols) < int(grammar.n_symbols):
+        raise ValueError(Errors.E179.format(name="symbols", what=f"{grammar.n_symbols} names",
+                                            value=f"{len(symbols)} names"))
+    prior_sets = list(prior_sets)
+    out: list = []
+    for a in range(0, len(prior_sets), BATCH_SENTENCES):
+        f = _flatten(prior_sets[a:a + BATCH_SENTENCES], len(pm_ptr) - 1, a)
+        out.extend(slot_mbr(f.s_ptr, f.g_ptr, f.g_unit, f.u_ptr, f.u_slot0, f.part_half, f.node_ptr, f.pairs,
+                            f.pair_p, pm_ptr, pm_sym, phi, bool(r2l), BOS, float(prune), int(beam),
+                            int(candidates), float(support_min), marginals, symbols, factory, a,
+                            int(expand), int(wide), float(rescale)))
+    return out
+
+
+def marginal_choices(prior_sets: Sequence[Sequence[object]], grammar, phi: np.ndarray, r2l: bool, *,
+                     prune: float, beam: int, candidates: int, support_min: float, expand: int = 0,
+                     wide: int = 0, rescale: float = 0.0, symbols: Optional[Sequence[str]] = None,
+                     factory: Optional[Callable[[tuple, float], object]] = None) -> List[list]:
+    """Per sentence, per slot ``x_0..x_n``: the MBR string under the slot's exact marginal (the
+    uniform mixture of the sentence's trees) and its probability, as ``factory(surface, prob)``
+    (default: the tuple).  ``surface``: symbol ids, or ``symbols[id]`` with ``symbols``; slot 0's
+    ``^`` is stripped.  Equal to mbr's ``"exact"`` choices for the same settings."""
+    return _run(prior_sets, grammar, phi, r2l, prune, beam, candidates, support_min, expand, wide, rescale,
+                False, symbols, factory)
+
+
+def marginal_distributions(prior_sets: Sequence[Sequence[object]], grammar, phi: np.ndarray, r2l: bool, *,
+                           prune: float, beam: int, expand: int = 0, wide: int = 0, rescale: float = 0.0,
+                           symbols: Optional[Sequence[str]] = None) -> List[List[Dict[tuple, float]]]:
+    """Per sentence, per slot: the (mixture) slot marginal ``{surface: p}`` the choices are made
+    from, ranked (most probable first, ties by string): mbr's ``_mixture_marginal``, pruned alike."""
+    return _run(prior_sets, grammar, phi, r2l, prune, beam, 1, 0.0, expand, wide, rescale, True, symbols, None)
