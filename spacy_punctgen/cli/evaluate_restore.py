@@ -14,8 +14,8 @@ def _arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--parsed", action="append", default=None,
                    help="CoNLL-U of the same sentences, depunctuated and parsed (default: gold trees); "
                         "repeat it or give a comma-separated list to decode from the mixture of the trees")
-    p.add_argument("--method", choices=METHODS, default="slot",
-                   help="slot: per-slot MBR from samples; sample: the paper's MBR over sampled sentences; "
+    p.add_argument("--method", choices=METHODS, default="marginal",
+                   help="marginal (default): per-slot MBR from exact slot marginals, compiled; slot: per-slot MBR from samples; sample: the paper's MBR over sampled sentences; "
                         "exact: per-slot MBR from exact slot marginals")
     p.add_argument("--n-samples", type=positive_int, default=1000)
     p.add_argument("--seed", type=seed_int, default=0)

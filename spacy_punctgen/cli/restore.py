@@ -24,7 +24,7 @@ def _arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--parser", required=True,
                    help="spaCy pipeline (path or package name) with a UD parser trained on depunctuated text")
     p.add_argument("--model", required=True, help="punctuation model directory written by `train`")
-    p.add_argument("--method", choices=METHODS, default="slot")
+    p.add_argument("--method", choices=METHODS, default="marginal")
     p.add_argument("--n-samples", type=positive_int, default=1000)
     p.add_argument("--seed", type=seed_int, default=0)
     p.add_argument("--output", "-o", default=None, help="write the punctuated lines here (default: stdout)")

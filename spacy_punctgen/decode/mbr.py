@@ -54,13 +54,14 @@ import numpy as np
 
 from spacy_punctgen.data.trees import tree_structure
 from spacy_punctgen.data.underlying import slot_parts
+from spacy_punctgen.decode.exact import marginal_choices
 from spacy_punctgen.inference.dp import BOS
 from spacy_punctgen.model.channel import _PENDS_B, _WRITES_A, _WRITES_B, State, channel_step
 from spacy_punctgen.model.features import SURFACE_TEMPLATES
 from spacy_punctgen.data.preprocess import PunctSentence
 from spacy_punctgen.errors import Errors
 
-METHODS = ("slot", "sample", "exact")
+METHODS = ("marginal", "slot", "sample", "exact")
 #: "slot"/"sample": the most samples a call may draw (the public entry points check ``n_samples``
 #: against it, E106/E126, and ``seed``, E127; the component's and the command line's settings
 #: should use it too).  Time and memory grow in proportion: about
@@ -624,6 +625,7 @@ def _risks(samples: _SlotSamples, which: np.ndarray) -> np.ndarray:
 
 #: "slot"/"sample": at most about this many (candidate, string) pairs are scored at once
 PAIR_BLOCK = 1 << 18
+_GATHER = 1 << 20  # _pair_distances: symbols gathered at once
 
 
 def _pair_distances(pad: np.ndarray, lens: np.ndarray, pa: np.ndarray, pb: np.ndarray) -> np.ndarray:
@@ -636,14 +638,16 @@ def _pair_distances(pad: np.ndarray, lens: np.ndarray, pa: np.ndarray, pb: np.nd
     lng, sht = np.where(swap, pb, pa), np.where(swap, pa, pb)
     L, S = lens[lng], lens[sht]
     d = L.copy()  # S == 0
-    one = np.flatnonzero(S == 1)
-    if len(one):
-        d[one] -= (pad[lng[one]] == pad[sht[one], :1]).any(axis=1)
-    for k in np.unique(S[S > 1]):
+    for k in np.unique(S[S > 0]):
         idx = np.flatnonzero(S == k)
         width = int(L[idx].max())
-        b = pad[sht[idx], :k]
-        d[idx] = _myers_pairs(pad[lng[idx], :width], L[idx], b, S[idx])
+        step = max(1, _GATHER // width)  # at most about _GATHER symbols gathered at once
+        for a in range(0, len(idx), step):
+            sub = idx[a:a + step]
+            if k == 1:
+                d[sub] -= (pad[lng[sub], :width] == pad[sht[sub], :1]).any(axis=1)
+            else:
+                d[sub] = _myers_pairs(pad[lng[sub], :width], L[sub], pad[sht[sub], :k], S[sub])
     return d
 
 
@@ -982,13 +986,13 @@ def _slot_marginal(prior: _Prior, i: int, grammar, channel: _Channel
     r2l = channel.r2l
     if r2l:  # the machine reads u_i reversed: last half first, each puncteme reversed, '^' last
         parts = parts[::-1]
-    reads: List[Tuple[np.ndarray, np.ndarray]] = []
-    for w, side in parts:
-        marg = np.bincount(prior.pairs[w][:, side], weights=prior.probs[w], minlength=P)
-        k = np.flatnonzero(marg > 0)
-        reads.append((k, marg[k]))
-    if i == 0 and r2l:
-        reads.append((np.array([P]), np.array([1.0])))
+    def reads():  # each half's punctemes and their marginal probabilities, one half at a time
+        for w, side in parts:
+            marg = np.bincount(prior.pairs[w][:, side], weights=prior.probs[w], minlength=P)
+            k = np.flatnonzero(marg > 0)
+            yield k, marg[k]
+        if i == 0 and r2l:
+            yield np.array([P]), np.array([1.0])
     pend = np.array([BOS if i == 0 and not r2l else -1], dtype=np.int64)
     slen = np.zeros(1, dtype=np.int64)
     hsh = np.zeros((1, 3), dtype=np.int64)
@@ -996,7 +1000,7 @@ def _slot_marginal(prior: _Prior, i: int, grammar, channel: _Channel
     history: List[Tuple[np.ndarray, np.ndarray]] = []  # per read: each state's parent and written id
     log_scale = 0.0
     wide = len(parts) > EXACT_WIDE
-    for ks, wk in reads:
+    for ks, wk in reads():
         val = prob[:, None] * wk[None, :]
         ki, si = np.nonzero(val.T >= EXACT_PRUNE)  # by puncteme, then state
         pv = val[si, ki]
@@ -1040,7 +1044,7 @@ def _slot_marginal(prior: _Prior, i: int, grammar, channel: _Channel
         # made) by probability, or all in the order they were made
         order = np.lexsort((first2, -v2))[:EXACT_BEAM] if len(v2) > EXACT_BEAM else np.argsort(first2)
         rep2, v2 = rep2[order], v2[order]
-        history.append((c_s[rep2], c_w[rep2]))
+        history.append((c_s[rep2].astype(np.int32), c_w[rep2].astype(np.int32)))
         pend, slen, hsh, prob = c_a[rep2], c_len[rep2], c_h[rep2], v2
         total = float(prob.sum())
         if total < EXACT_RESCALE:
@@ -1113,8 +1117,15 @@ def _exact_choices(margs: Sequence[Tuple[Dict[Tuple[int, ...], float], float]]
         _, c, sup = jobs[q]
         if len(c) > 1:
             dist[q] = edit_matrix(c, sup)
-    for a in range(0, len(batch), 256):
-        part = batch[a:a + 256]
+    runs, run, pairs = [], [], 0  # runs of slots of about PAIR_BLOCK pairs
+    for q in batch:
+        run.append(q)
+        pairs += len(jobs[q][1]) * len(jobs[q][2])
+        if pairs >= PAIR_BLOCK:
+            runs.append(run)
+            run, pairs = [], 0
+    runs += [run] if run else []
+    for part in runs:
         strings, pa, pb, off = [], [], [], 0
         for q in part:
             _, c, sup = jobs[q]
@@ -1199,13 +1210,27 @@ def _mixture_marginal(priors: Sequence[_Prior], i: int, grammar, channel: _Chann
     return mix, top
 
 
+def _marginal(model, prior_sets: Sequence[Sequence[_Prior]], channel: _Channel) -> List[List[SlotChoice]]:
+    """The ``"marginal"`` decoder: ``"exact"``'s choices, all slots of all sentences in compiled
+    code (:mod:`.exact`), under the same settings."""
+    return marginal_choices(prior_sets, model.grammar, channel.phi, channel.r2l, prune=EXACT_PRUNE,
+                            beam=EXACT_BEAM, candidates=EXACT_CANDIDATES, support_min=EXACT_SUPPORT_MIN,
+                            expand=EXACT_EXPAND, wide=EXACT_WIDE, rescale=EXACT_RESCALE,
+                            symbols=model.inventory.symbols, factory=SlotChoice)
+
+
 def _decode(model, priors: Sequence[_Prior], channel: _Channel, method: str, n_samples: int,
             rngs: Sequence[np.random.Generator]) -> List[SlotChoice]:
     """MBR under the uniform mixture of the trees' ``p(x | T_k)`` (one tree: plain MBR)."""
     grammar = model.grammar
     n = priors[0].n
-    if method == "exact":
-        choices = _exact_choices([_mixture_marginal(priors, i, grammar, channel) for i in range(n + 1)])
+    if method == "marginal":
+        return _marginal(model, [priors], channel)[0]
+    if method == "exact":  # the marginals of a run of slots at a time (bounded memory)
+        choices = []
+        for a in range(0, n + 1, 256):
+            choices += _exact_choices([_mixture_marginal(priors, i, grammar, channel)
+                                       for i in range(a, min(n + 1, a + 256))])
         return [SlotChoice(_names(model, x), float(p)) for x, p in choices]
     slots = _pool([_sample_slots(prior, grammar, channel, m, rng)
                    for prior, m, rng in zip(priors, _allocation(n_samples, len(priors)), rngs) if m > 0])
@@ -1303,11 +1328,12 @@ def _check_seed(seed) -> Optional[int]:
 
 def _check_args(method: str, n_samples, seed) -> Tuple[int, Optional[int]]:
     """The public entry points' arguments, checked: ``method`` one of :data:`METHODS` (E109);
-    ``n_samples`` an int in ``1..MAX_SAMPLES`` for the sampling methods (``"exact"`` ignores it);
+    ``n_samples`` an int in ``1..MAX_SAMPLES`` for the sampling methods (``"marginal"`` and
+    ``"exact"`` ignore it);
     ``seed`` a non-negative int or None."""
     if not isinstance(method, str) or method not in METHODS:
         raise ValueError(Errors.E109.format(methods=METHODS, method=method))
-    n = _check_n_samples(n_samples) if method != "exact" else 0
+    n = _check_n_samples(n_samples) if method in ("slot", "sample") else 0
     return n, _check_seed(seed)
 
 
@@ -1316,21 +1342,21 @@ def _rng(seed: Optional[int], *key: int) -> np.random.Generator:
     return np.random.default_rng(None if seed is None else [seed, *key])
 
 
-def restore_sentence(model, sentence: PunctSentence, method: str = "slot", n_samples: int = 1000,
+def restore_sentence(model, sentence: PunctSentence, method: str = "marginal", n_samples: int = 1000,
                      seed: int = 0) -> List[SlotChoice]:
     """MBR punctuation for the tree of ``sentence`` (its ``slots`` are ignored): one
     :class:`SlotChoice` per slot ``x_0..x_n`` (``^`` excluded).  Deterministic given ``seed``."""
     return restore_sentences(model, [sentence], method, n_samples, seed)[0]
 
 
-def restore_sentences(model, sentences: Sequence[PunctSentence], method: str = "slot",
+def restore_sentences(model, sentences: Sequence[PunctSentence], method: str = "marginal",
                       n_samples: int = 1000, seed: int = 0) -> List[List[SlotChoice]]:
     """:func:`restore_sentence` for many sentences.  Sentence ``k`` draws from the random stream
     ``default_rng([seed, k])``: its result depends on its position, never on the other sentences."""
     return restore_mixtures(model, [[s] for s in sentences], method, n_samples, seed)
 
 
-def restore_mixtures(model, tree_sets: Sequence[Sequence[PunctSentence]], method: str = "slot",
+def restore_mixtures(model, tree_sets: Sequence[Sequence[PunctSentence]], method: str = "marginal",
                      n_samples: int = 1000, seed: int = 0) -> List[List[SlotChoice]]:
     """MBR punctuation of each sentence from several trees of it (``tree_sets[k]``: the trees of
     sentence ``k``, same words), under the uniform mixture ``p(x) = (1/K) Σ_j p(x | T_j)`` (paper
@@ -1340,6 +1366,8 @@ def restore_mixtures(model, tree_sets: Sequence[Sequence[PunctSentence]], method
     ``default_rng([seed, k, j])``.  One tree per sentence is exactly :func:`restore_sentences`."""
     n_samples, seed = _check_args(method, n_samples, seed)
     prior_sets, channel = _prepare_mixtures(model, tree_sets)
+    if method == "marginal":
+        return _marginal(model, prior_sets, channel)
     out = []
     for k, priors in enumerate(prior_sets):
         rngs = [_rng(seed, k, *([j] if j else [])) for j in range(len(priors))]

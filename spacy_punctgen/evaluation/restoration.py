@@ -54,7 +54,7 @@ def parsed_paths(parsed) -> List[str]:
     return paths
 
 
-def evaluate_restore(model: PunctModel, test, parsed=None, method: str = "slot", n_samples: int = 1000,
+def evaluate_restore(model: PunctModel, test, parsed=None, method: str = "marginal", n_samples: int = 1000,
                      seed: int = 0, predictions: Optional[str] = None, limit: int = 0) -> dict:
     if limit < 0:
         raise ValueError(Errors.E553.format(limit=limit))

@@ -101,6 +101,7 @@ from spacy.tokens import Doc, Token
 from spacy.training import Example, validate_examples, validate_get_examples
 from thinc.api import Model, Optimizer
 
+from spacy_punctgen.decode.mbr import MAX_SAMPLES, METHODS, restore_sentence, restore_sentences
 from spacy_punctgen.pipeline.doc_convert import check_doc, punct_sentences, docs_quote_xpos, gold_sentences, insert_punctuation
 from spacy_punctgen.errors import Errors, Warnings
 from spacy_punctgen.data.inventory import BOS, UNK_SYMBOL
@@ -115,9 +116,6 @@ MODES = ("analyze", "restore")
 #: pipeline's config gave it (e.g. ``spacy.load(path, config={"components": {"punctgen":
 #: {"mode": "restore"}}})``); every other setting comes from the saved ``cfg``.
 RUNTIME_SETTINGS = ("mode", "restore_method", "n_samples", "seed")
-#: The most restoration samples per sentence ``n_samples`` may ask for (time and memory grow in
-#: proportion; at 10**6 samples a 20-word sentence took 18.5 s and 883 MB).
-MAX_SAMPLES = 100_000
 _CACHE_LIMIT = 200_000
 
 # -------------------------------------------------------------- the extensions
@@ -260,7 +258,7 @@ def shipped_model_path(lang: str) -> Optional[Path]:
     default_config={
         "model": None,
         "mode": "analyze",
-        "restore_method": "slot",
+        "restore_method": "marginal",
         "n_samples": 1000,
         "seed": 0,
         "channel": "full",
@@ -302,14 +300,13 @@ class PunctGen(TrainablePipe):
 
     def __init__(self, vocab, model: Model, name: str = "punctgen", *,
                  model_path: Optional[Union[str, Path]] = None, lang: str = "xx", mode: str = "analyze",
-                 restore_method: str = "slot", n_samples: int = 1000, seed: int = 0, channel: str = "full",
+                 restore_method: str = "marginal", n_samples: int = 1000, seed: int = 0, channel: str = "full",
                  direction: str = "r2l", xi: float = 0.0, min_count: int = 5, pairs_mode: str = "halves",
                  templates: Optional[List[str]] = None, psi_init: float = 1.0, psi_keep_bias: float = 3.0,
                  psi_lr_scale: float = 10.0, smooth_delta: float = 0.001,
                  scorer: Optional[Callable] = punct_score):
         if mode not in MODES:
             raise ValueError(Errors.E008.format(name="mode", allowed=list(MODES), value=mode))
-        from spacy_punctgen.decode.mbr import METHODS
 
         if restore_method not in METHODS:
             raise ValueError(Errors.E008.format(name="restore_method", allowed=list(METHODS), value=restore_method))
@@ -403,7 +400,7 @@ class PunctGen(TrainablePipe):
             for doc in docs:
                 check_doc(doc)
             if self.cfg["mode"] == "restore":
-                return [self._restore(doc) for doc in docs]
+                return self._restore(docs)
             return self._analyze(docs)
 
     def _unseen(self, tok: str) -> bool:
@@ -474,22 +471,30 @@ class PunctGen(TrainablePipe):
                 total += lp
             return total
 
-    def _restore_slots(self, ps) -> list:
-        from spacy_punctgen.decode.mbr import restore_sentence
-
-        return restore_sentence(self.punct_model, ps, method=self.cfg["restore_method"],
-                                n_samples=self.cfg["n_samples"], seed=self.cfg["seed"])
-
-    def _restore(self, doc: Doc) -> dict:
-        entries: List[dict] = []
-        for si, ps, word_tokens in punct_sentences(doc, quote_xpos=self.quote_xpos):
-            if ps is None:
-                continue
+    def _restore(self, docs: List[Doc]) -> List[dict]:
+        """Restoration of every sentence of the batch.  The deterministic decoders take all
+        sentences in one call; the sampled ones one sentence at a time, so that a sentence's
+        draws never depend on the batch it came in (``seed`` fixes each sentence's stream)."""
+        sents = [[(si, ps, wt) for si, ps, wt in punct_sentences(doc, quote_xpos=self.quote_xpos)
+                  if ps is not None] for doc in docs]
+        trees = [ps for doc_sents in sents for _, ps, _ in doc_sents]
+        for ps in trees:
             ps.slots = [()] * len(ps.slots)  # restoration ignores the punctuation already there
-            for i, choice in enumerate(self._restore_slots(ps)):
-                entries.append({"sentence": si, "slot": i, "after": word_tokens[i - 1] if i else None,
-                                "surface": tuple(choice.surface), "prob": float(choice.prob)})
-        return {"restored_punct": entries}
+        method, n_samples, seed = self.cfg["restore_method"], self.cfg["n_samples"], self.cfg["seed"]
+        if method in ("marginal", "exact"):
+            choices = iter(restore_sentences(self.punct_model, trees, method=method))
+        else:
+            choices = (restore_sentence(self.punct_model, ps, method=method, n_samples=n_samples, seed=seed)
+                       for ps in trees)
+        out = []
+        for doc_sents in sents:
+            entries: List[dict] = []
+            for si, ps, word_tokens in doc_sents:
+                for i, choice in enumerate(next(choices)):
+                    entries.append({"sentence": si, "slot": i, "after": word_tokens[i - 1] if i else None,
+                                    "surface": tuple(choice.surface), "prob": float(choice.prob)})
+            out.append({"restored_punct": entries})
+        return out
 
     def set_annotations(self, docs: Iterable[Doc], results: List[dict]) -> None:
         for doc, res in zip(docs, results):

@@ -22,7 +22,8 @@ from spacy.tokens import Doc, Span
 from spacy_punctgen.data.conllu import UDSentence
 from spacy_punctgen.decode.render import OPENING, gap_marks, gap_spacing
 from spacy_punctgen.errors import Errors
-from spacy_punctgen.data.preprocess import PunctSentence, detect_quote_xpos, is_punct, preprocess_sentence
+from spacy_punctgen.data.preprocess import (PunctSentence, detect_quote_xpos, is_punct, preprocess_sentence,
+                                             subtree_spans)
 
 # Universal relations of UD v2 and v1 (the paper's data is UD 1.4).
 UD_RELATIONS = {
@@ -192,7 +193,8 @@ def doc_from_ud(vocab, ud: UDSentence) -> Doc:
 
 
 # ------------------------------------------------------------------ restoration
-def punct_attachment(heads: Sequence[int], slot: int, opening: bool) -> int:
+def punct_attachment(heads: Sequence[int], slot: int, opening: bool,
+                     spans: Optional[Sequence[Tuple[int, int]]] = None) -> int:
     """The word (0-based, of the depunctuated sentence) a mark restored at ``slot`` hangs from.
 
     UD attaches punctuation to the head of the phrase it delimits.  A closing or
@@ -200,12 +202,12 @@ def punct_attachment(heads: Sequence[int], slot: int, opening: bool) -> int:
     sentence-final period reaches the root; a comma after a fronted clause, that clause's
     head); an opening mark, or a closing one where no constituent ends there, to the
     highest constituent starting just after the slot.  Both arcs are projective: the
-    mark is adjacent to the constituent's yield.
+    mark is adjacent to the constituent's yield.  ``spans`` (:func:`subtree_spans` of
+    ``heads``) may be passed by a caller that attaches several marks to one tree.
     """
-    from spacy_punctgen.data.preprocess import subtree_spans
-
     n = len(heads)
-    spans = subtree_spans(list(heads))
+    if spans is None:
+        spans = subtree_spans(list(heads))
 
     def highest(w: int, edge: int, side: int) -> Optional[int]:
         if spans[w][side] != edge:
@@ -256,6 +258,7 @@ def insert_punctuation(doc: Doc) -> Doc:
         if [e["slot"] for e in slots] != list(range(len(words) + 1)):
             raise ValueError(Errors.E007.format(sentence=si, n=len(words) + 1, got=len(slots)))
         n = len(words)
+        spans = subtree_spans(list(ps.heads))
         sent_toks: List[dict] = []
         word_out: List[int] = []
         for i, e in enumerate(slots):
@@ -264,12 +267,15 @@ def insert_punctuation(doc: Doc) -> Doc:
             if prev is None:
                 flags = [False] * (len(marks) + 1)
             else:
-                spaced = bool(prev.whitespace_) or (prev.i + 1 < len(doc) and doc[prev.i + 1].is_space)
+                # the gap is spaced if any dropped token in it was (``word! next``: the space
+                # after the dropped ``!`` separates the words)
+                stop = doc[words[i]].i if i < n else bounds[si][1]
+                spaced = any(bool(t.whitespace_) or t.is_space for t in doc[prev.i:stop])
                 flags = gap_spacing(marks, spaced)
                 sent_toks[-1]["space"] = flags[0]
             for j, m in enumerate(marks):
                 sent_toks.append({"text": m, "space": flags[j + 1], "pos": "PUNCT", "tag": "", "dep": "punct",
-                                  "lemma": m, "morph": "", "attach": punct_attachment(ps.heads, i, m in OPENING)})
+                                  "lemma": m, "morph": "", "attach": punct_attachment(ps.heads, i, m in OPENING, spans)})
             if i < n:
                 w = doc[words[i]]
                 word_out.append(len(toks) + len(sent_toks))

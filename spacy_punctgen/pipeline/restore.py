@@ -45,7 +45,7 @@ def restoration_inputs(doc) -> List[Tuple[PunctSentence, List[str], List[str]]]:
     return out
 
 
-def restore_docs(model, docs: Iterable, method: str = "slot", n_samples: int = 1000,
+def restore_docs(model, docs: Iterable, method: str = "marginal", n_samples: int = 1000,
                  seed: int = 0) -> List[Tuple[str, List[List[SlotChoice]]]]:
     """Punctuated text of each parsed Doc, with the slot choices of its sentences."""
     docs = list(docs)

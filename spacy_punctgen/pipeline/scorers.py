@@ -31,7 +31,7 @@ SCORE_KEYS = ("punct_ppl", "punct_lp", "punct_aed")
 
 
 def punct_score(examples: Iterable[Example], *, punct_model, quote_xpos: bool = False,
-                restore_method: str = "slot", n_samples: int = 1000, seed: int = 0,
+                restore_method: str = "marginal", n_samples: int = 1000, seed: int = 0,
                 **kwargs: Any) -> Dict[str, Optional[float]]:
     """``punct_ppl``, ``punct_lp`` and ``punct_aed`` of ``punct_model`` on the Examples'
     reference Docs; the restoration uses :func:`spacy_punctgen.decode.mbr.restore_sentence`

@@ -38,7 +38,7 @@ def test_max_samples_is_an_int_bound():
 ])
 def test_bad_n_samples_refused(model, sent, entry, n_samples, code):
     with pytest.raises(ValueError, match=code):
-        ENTRY_POINTS[entry](model, sent, n_samples=n_samples)
+        ENTRY_POINTS[entry](model, sent, method="slot", n_samples=n_samples)
 
 
 @pytest.mark.parametrize("n_samples,code", [(0, "E106"), (MAX_SAMPLES + 1, "E126"), (1.5, "E126")])

@@ -172,7 +172,7 @@ def test_bad_arguments(model):
     with pytest.raises(ValueError, match="method"):
         restore_sentence(model, sent, method="viterbi")
     with pytest.raises(ValueError, match="n_samples"):
-        restore_sentence(model, sent, n_samples=0)
+        restore_sentence(model, sent, method="slot", n_samples=0)
 
 
 def test_inner_template_models_are_refused():

@@ -96,6 +96,17 @@ def test_insert_punctuation_spacing_and_attachment():
     assert insert_punctuation(zh).text == "我来了\u3002"
 
 
+def test_insert_punctuation_keeps_the_space_of_a_dropped_mark():
+    """``argghhh! has``: the space that separated the words followed the dropped ``!``."""
+    vocab = spacy.blank("en").vocab
+    words, spaces = ["argghhh", "!", "has", "he", "left"], [False, True, True, True, False]
+    heads, deps = [4, 0, 4, 4, 4], ["intj", "punct", "aux", "nsubj", "ROOT"]
+    none = _restored(vocab, words, heads, deps, [(), (), (), (), ("?",)], spaces=spaces)
+    assert insert_punctuation(none).text == "argghhh has he left?"
+    comma = _restored(vocab, words, heads, deps, [(), (",",), (), (), ("?",)], spaces=spaces)
+    assert insert_punctuation(comma).text == "argghhh, has he left?"
+
+
 def test_insert_punctuation_needs_restoration(nlp, gold_docs):
     with pytest.raises(ValueError, match="E006"):
         insert_punctuation(gold_docs(nlp, 1)[0])

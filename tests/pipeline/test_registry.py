@@ -73,7 +73,7 @@ def test_a_configured_scorer_gets_the_model_and_the_restoration_settings(model_d
     pipe = nlp.add_pipe("punctgen", config={"model": str(model_dir), "n_samples": 7, "seed": 2,
                                             "scorer": {"@scorers": "test_punctgen.recording_scorer.v1"}})
     egs = examples(nlp, gold_docs, 3)
-    assert pipe.score(egs) == {"n_examples": 3, "restore_method": "slot", "n_samples": 7, "seed": 2,
+    assert pipe.score(egs) == {"n_examples": 3, "restore_method": "marginal", "n_samples": 7, "seed": 2,
                                "got_model": True}
     assert pipe.score(egs, seed=5)["seed"] == 5  # keyword arguments override the settings
 
