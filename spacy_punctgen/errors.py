@@ -76,6 +76,7 @@ class Errors:
             "--pipeline on the command line); only CoNLL-U input brings its own trees.")
     E079 = "[E079] Cannot load the spaCy pipeline {name!r}: {err}"
     E080 = "[E080] sentence {text!r}: cannot make one word per token ({reason})"
+    E096 = "[E096] no sample transcript ships for language {lang!r} ({path} not found)"
 
     # shipped pipelines and long input (spacy_punctgen/pipeline/load.py, pipeline/stream.py)
     E050 = "[E050] spacy_punctgen.load: mode must be 'restore' or 'analyze', not {mode!r}"
@@ -89,6 +90,25 @@ class Errors:
     E057 = "[E057] expected the text as a str, got {type}"
     E058 = ("[E058] restoring text needs a 'punctgen' component in mode 'restore' (pipes: {pipes}); use "
             "spacy_punctgen.load(lang) or nlp.add_pipe('punctgen', config={{'mode': 'restore'}})")
+
+    # capitalisation (spacy_punctgen/pipeline/truecase.py, load(truecase=...))
+    E081 = "[E081] a word to case must be a non-empty str, not {word!r}"
+    E082 = "[E082] a case class must be 'lower', 'Title', 'UPPER' or a non-empty mixed-case form, not {label!r}"
+    E083 = "[E083] truecase_docs: {name} must be an integer of at least 1, not {value!r}"
+    E084 = "[E084] the 'punctgen_truecase' setting cased_threshold must be a number from 0 to 1, not {value!r}"
+    E085 = ("[E085] The '{name}' truecaser has no case classes: it was not trained. Train it (nlp.initialize "
+            "with Examples whose reference tags are case classes, or spacy train configs/truecase.cfg) or use "
+            "the shipped one: spacy_punctgen.load(lang, truecase=True).")
+    E086 = ("[E086] the restored text does not match the Doc ({n} restored words, {got} in the text of "
+            "insert_punctuation): was the Doc changed after the 'punctgen' component ran?")
+    E087 = ("[E087] {path} is not a spaCy pipeline with a 'punctgen_truecase' component (pipes: {pipes}); "
+            "train one with the workflow command train-truecaser")
+    E088 = ("[E088] spacy_punctgen.load: truecase must be True, False or the path of a truecaser pipeline, "
+            "not {value!r}")
+    E089 = ("[E089] no truecaser ships for language {lang!r} (shipped: {shipped}); pass truecase=PATH (a "
+            "pipeline from the workflow command train-truecaser)")
+    E090 = ("[E090] the truecaser shipped for language {lang!r} is incomplete: {path} lacks {missing} (broken "
+            "installation? reinstall spacy-punctgen)")
 
     # decoding (spacy_punctgen/decode/) and the DP wrapper (spacy_punctgen/inference/dp.py)
     E100 = "[E100] {n_slots} slots for {n_words} words: a sentence of n words has n + 1 slots"
@@ -222,6 +242,12 @@ class Errors:
             "out); an empty or all-punctuation file has nothing to score")
     E552 = "[E552] no slots to score: the average edit distance over no sentences is undefined"
     E553 = "[E553] limit must be >= 0 (0 = every sentence), not {limit}"
+    # what a model learned (spacy_punctgen/evaluation/learned.py, the `learned` command)
+    E790 = ("[E790] the heat maps need matplotlib: install the 'plots' extra "
+            "(pip install 'spacy-punctgen[plots]'), or pass --no-plots")
+    E791 = "[E791] a model of mode {mode!r} has no learned channel to compare with Nunberg's rules; give a 'full' model"
+    E792 = "[E792] the --xi-model has another punctuation inventory than the model; train both on the same treebank"
+    E793 = "[E793] {path} is not a model directory (no cfg.json): give a folder written by `train`"
 
     # training (spacy_punctgen/training/)
     E560 = "[E560] this optimizer keeps no averages (average=False)"
@@ -296,6 +322,14 @@ class Errors:
             "({limit}, spaCy's nlp.max_length). Split the input into sentences or paragraphs, one per line "
             "(each line is parsed and restored on its own), or raise the limit with --max-length N; a "
             "single line of a million characters takes minutes and several GB of memory")
+    # spacy_punctgen/cli/convert.py (--stream) and spacy_punctgen/cli/restore.py (the shipped pipeline)
+    E632 = "[E632] {flags}: only with --stream (they shape the stream documents)"
+    E633 = ("[E633] --stream writes depunctuated multi-sentence documents; it does not take {flags}")
+    E634 = ("[E634] --max-length applies with --parser (each line is then parsed whole); without --parser "
+            "the shipped pipeline reads lines of any length in windows")
+    E635 = ("[E635] {flag} re-cases the output of the shipped pipeline; it does not apply with --parser (give "
+            "--model alone to use the shipped parser with another punctuation model)")
+    E636 = "[E636] {path}: no truecaser pipeline folder for --truecaser"
     # spacy_punctgen/cli/render.py
     E661 = ("[E661] render --output - writes the page to stdout, where --json writes its summary too: give "
             "--output a file path to use --json")
@@ -346,6 +380,41 @@ class Errors:
     E706 = "[E706] {path}: not JSON ({msg})"
     E707 = "[E707] {path}: not a JSON object"
     E708 = "[E708] {path}: {got} predictions for {n} test sentences"
+
+    # punctuation correction (data/damage.py, decode/correct.py, evaluation/correction.py,
+    # pipeline/correct.py, cli/correct.py)
+    E820 = "[E820] damage rate {name} must be a number in [0, 1], got {value!r}"
+    E821 = "[E821] damage seed must be an integer >= 0, got {seed!r}"
+    E822 = "[E822] sentence {k} ({sent_id}): {n_slots} slots for {n} words (a sentence has one slot more than words)"
+    E825 = "[E825] noise rates must map each of {types} to a number in [0, 1], got {rates!r}"
+    E826 = "[E826] noise {name} must be a number in [0, 1), got {value!r}"
+    E827 = "[E827] not a noise model (an object with 'rates'): {data}"
+    E828 = "[E828] {n_gold} gold sentences but {n_obs} observed ones"
+    E829 = "[E829] observed sentence {k} ({sent_id}) does not have the words and slots of its gold sentence"
+    E830 = "[E830] noise must be a SlotNoise, not {type}"
+    E831 = "[E831] {n_pred} corrected sentences for {n_gold} gold sentences (or {n_obs} observed ones)"
+    E832 = "[E832] sentence {k}: {n_pred} corrected slots, {n_gold} gold, {n_obs} observed"
+    E833 = "[E833] noise file {path}: {err}"
+    E834 = "[E834] {path}: the input has no sentence to correct"
+
+    # stream and TED evaluation (spacy_punctgen/evaluation/stream.py, data/ted.py, cli/evaluate_stream.py)
+    E760 = "[E760] a stream has {n_words} words but {n_gaps} gold gaps (one gap after each word)"
+    E761 = "[E761] the unit or window size must be a positive number of words (windows: at least 4), not {size}"
+    E762 = "[E762] no sentences to make streams of"
+    E763 = ("[E763] the restored text cannot be aligned to its input words at character {at}: "
+            "got {got!r}, expected {expected!r}")
+    E764 = "[E764] unknown gap classes {kind!r} (known: {kinds})"
+    E765 = "[E765] {n_pred} predicted units for {n_gold} gold units"
+    E766 = "[E766] nothing to score: the units hold no words"
+    E767 = "[E767] {n_pred} predicted gaps for a unit of {n_words} words (one gap after each word)"
+    E768 = ("[E768] {path}:{line}: expected 'word<TAB>label' with label one of {labels}, got {text!r}")
+    E769 = "[E769] {path}: no labelled words"
+    E770 = "[E770] the training share must be between 0 and 1 (exclusive), not {share}"
+    E771 = "[E771] {path}: {n} words cannot make a training and a dev block"
+    E772 = "[E772] {path}: not a metrics file of evaluate-stream ({problem})"
+    E773 = "[E773] {path}: needs one line {start!r} and, after it, one line {end!r}"
+    E774 = "[E774] {path}: cannot be read ({err})"
+    E775 = "[E775] crf_lexical on the streams of {path} needs --train (a CoNLL-U training file or UD folder)"
 
 
 class Warnings:

@@ -1,8 +1,11 @@
-"""``python -m spacy_punctgen demo``: the whole job on the shipped English sample, in a minute.
+"""``python -m spacy_punctgen demo``: what the package does, in a minute, offline.
 
-Trains the full model on ``assets/sample`` (170 EWT training sentences), reports the
-test perplexity per slot, then runs the ``punctgen`` spaCy component on gold-parsed
-test sentences and prints each slot's underlying and surface punctuation.
+By default, punctuates the shipped sample transcript (``spacy_punctgen/models/samples/``, a
+lowercased EWT passage without punctuation) with the shipped English pipeline
+(``spacy_punctgen.load("en")``), prints it, then explains the punctuation of its first sentences
+with the analysis pipeline (``load("en", mode="analyze")``): each slot's underlying and surface
+punctuation.  With ``--train``: trains the full model on ``assets/sample`` (170 EWT training
+sentences), reports the test perplexity per slot and analyses gold-parsed test sentences.
 """
 from __future__ import annotations
 
@@ -17,10 +20,12 @@ DEFAULT_DATA = Path("assets") / "sample"
 
 
 def _arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--data", default=str(DEFAULT_DATA), help="folder with *-ud-{train,dev,test}.conllu")
-    p.add_argument("--epochs", type=non_negative_int, default=8)
-    p.add_argument("--output", default=None, help="where to save the model (default: a temp dir)")
-    p.add_argument("--show", type=non_negative_int, default=2, help="test sentences to analyse")
+    p.add_argument("--train", action="store_true",
+                   help="train on --data and analyse its test sentences instead of using the shipped pipeline")
+    p.add_argument("--data", default=str(DEFAULT_DATA), help="with --train: folder with *-ud-{train,dev,test}.conllu")
+    p.add_argument("--epochs", type=non_negative_int, default=8, help="with --train")
+    p.add_argument("--output", default=None, help="with --train: where to save the model (default: a temp dir)")
+    p.add_argument("--show", type=non_negative_int, default=2, help="sentences to analyse")
 
 
 def _fmt(seq) -> str:
@@ -29,8 +34,44 @@ def _fmt(seq) -> str:
     return " ".join(seq) if seq else "ε"
 
 
-@command("demo", "Train on the shipped sample, evaluate, and analyse sentences with the spaCy component", _arguments)
+def _slot_lines(doc) -> list:
+    lines = []
+    for e in doc._.underlying_punct:
+        if e["surface"] or e["underlying"]:  # underlying None: shown as "?"
+            after = doc[e["after"]].text if e["after"] is not None else "^"
+            lines.append(f"  slot {e['slot']:>2} after {after!r:14} underlying: {_fmt(e['underlying']):12} "
+                         f"surface: {_fmt(e['surface'])}")
+    return lines
+
+
+def _shipped_demo(args) -> dict:
+    from spacy_punctgen.pipeline.load import load
+    from spacy_punctgen.pipeline.shipped import sample_transcript_path
+    from spacy_punctgen.pipeline.stream import restore_text
+
+    transcript = sample_transcript_path("en").read_text(encoding="utf-8").strip()
+    restored = restore_text(load("en"), transcript)
+    lines = ["transcript (spacy_punctgen/models/samples/en_transcript.txt):", transcript, "",
+             "punctuated by spacy_punctgen.load('en'):", restored]
+    analyzer = load("en", mode="analyze")
+    shown = []
+    for sent in list(analyzer(restored).sents)[: args.show]:
+        doc = analyzer(sent.text)
+        lines += ["", doc.text] + _slot_lines(doc)
+        shown.append({"text": doc.text, "underlying_punct": [[list(e["underlying"] or []), list(e["surface"])]
+                                                             for e in doc._.underlying_punct]})
+    return {"_text": "\n".join(lines), "transcript": transcript, "restored_text": restored, "analysed": shown}
+
+
+@command("demo", "Punctuate the shipped sample transcript and explain its punctuation (--train: train on a "
+                 "sample first)", _arguments)
 def demo_cli(args) -> dict:
+    if not args.train:
+        return _shipped_demo(args)
+    return _train_demo(args)
+
+
+def _train_demo(args) -> dict:
     import spacy
 
     from spacy_punctgen.data.conllu import read_conllu
@@ -64,11 +105,7 @@ def demo_cli(args) -> dict:
         lines.append("")
         lines.append(doc.text + ("" if doc._.underlying_punct and doc._.underlying_punct[0]["underlying"] is not None
                                  else "   [p(x|T) = 0 under this small model: no underlying explanation]"))
-        for e in doc._.underlying_punct:
-            if e["surface"] or e["underlying"]:  # underlying None: shown as "?"
-                after = doc[e["after"]].text if e["after"] is not None else "^"
-                lines.append(f"  slot {e['slot']:>2} after {after!r:14} underlying: {_fmt(e['underlying']):12} "
-                             f"surface: {_fmt(e['surface'])}")
+        lines += _slot_lines(doc)
         shown.append({"text": doc.text, "log_prob": doc._.punct_logprob,
                       "underlying_punct": [[list(e["underlying"] or []), list(e["surface"])]
                                            for e in doc._.underlying_punct]})

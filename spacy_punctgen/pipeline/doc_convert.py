@@ -154,12 +154,27 @@ def span_to_sentence(sent: Span, quote_xpos: bool = False, lift: bool = True
 
 def punct_sentences(doc: Doc, quote_xpos: bool = False, lift: bool = True
                   ) -> Iterator[Tuple[int, Optional[PunctSentence], List[int]]]:
-    """``(sentence index, PunctSentence or None, word token indices)`` per sentence of a Doc."""
+    """``(sentence index, PunctSentence or None, word token indices)`` per sentence of a Doc.
+
+    A sentence of punctuation only (a parser that splits ``GoogleOS ?`` into two sentences)
+    belongs to the sentence before it: its marks are that sentence's final slot, and it is
+    yielded as ``(index, None, [])``.
+    """
     if not _content_tokens(doc):
         return
-    for si, sent in enumerate(doc.sents):
-        ps, words = span_to_sentence(sent, quote_xpos=quote_xpos, lift=lift)
+    sents = list(doc.sents)
+    only_punct = [all(t.is_space or is_punct(t.pos_, t.dep_.lower()) for t in sent) for sent in sents]
+    si = 0
+    while si < len(sents):
+        last = si
+        while not only_punct[si] and last + 1 < len(sents) and only_punct[last + 1]:
+            last += 1
+        span = sents[si] if last == si else doc[sents[si].start:sents[last].end]
+        ps, words = span_to_sentence(span, quote_xpos=quote_xpos, lift=lift)
         yield si, ps, words
+        for sj in range(si + 1, last + 1):
+            yield sj, None, []
+        si = last + 1
 
 
 def gold_sentences(docs: Sequence[Doc], quote_xpos: bool = False) -> List[PunctSentence]:

@@ -27,3 +27,12 @@ def default_model_path(lang: str = "en") -> Path:
     if missing:
         raise ValueError(Errors.E011.format(lang=lang, path=path, missing=", ".join(missing)))
     return path
+
+
+def sample_transcript_path(lang: str = "en") -> Path:
+    """The sample transcript shipped for ``lang`` (``models/samples/<lang>_transcript.txt``: treebank
+    test sentences lowercased, without punctuation); ValueError naming the language if none."""
+    path = MODELS_DIR / "samples" / f"{lang}_transcript.txt"
+    if not path.is_file():
+        raise ValueError(Errors.E096.format(lang=lang, path=path))
+    return path

@@ -137,7 +137,7 @@ def test_an_existing_file_as_train_output_is_refused_before_training(tmp_path, c
     # a file where a parent folder should be
     line = refused(capsys, "train", TRAIN, DEV, "--output", existing / "sub", "--epochs", "0", "--quiet")
     assert "[E625]" in line and str(existing) in line
-    line = refused(capsys, "demo", "--output", existing, "--epochs", "0")
+    line = refused(capsys, "demo", "--train", "--output", existing, "--epochs", "0")
     assert "[E627]" in line and str(existing) in line
 
 

@@ -144,6 +144,20 @@ def test_head_in_another_sentence_is_a_root_of_its_own(nlp):
     assert all(isinstance(t._.punct_left, tuple) for t in out)
 
 
+def test_a_sentence_of_punctuation_only_is_the_final_slot_of_the_one_before(nlp):
+    """A parser that makes the final ``?`` a sentence of its own: the mark is explained as the
+    previous sentence's final punctuation, not dropped from the analysis."""
+    words = ["did", "he", "leave", "?", "yes", "."]
+    doc = Doc(nlp.vocab, words=words, heads=[2, 2, 2, 3, 4, 4],
+              deps=["aux", "nsubj", "ROOT", "ROOT", "ROOT", "punct"], pos=["AUX", "PRON", "VERB", "PUNCT", "INTJ", "PUNCT"])
+    assert [s.text for s in doc.sents] == ["did he leave", "?", "yes ."]
+    out = nlp(doc)
+    entries = [(e["sentence"], e["slot"], e["surface"]) for e in out._.underlying_punct]
+    assert entries == [(0, 0, ()), (0, 1, ()), (0, 2, ()), (0, 3, ("?",)), (2, 0, ()), (2, 1, (".",))]
+    assert out._.underlying_punct[3]["underlying"] is not None
+    assert out[2]._.punct_right == ("?",) and math.isfinite(out._.punct_logprob)
+
+
 def test_head_outside_the_sentence_with_a_whitespace_token(nlp):
     doc = Doc(nlp.vocab, words=["\n", "b", "c", "d"], heads=[0, 3, 2, 0], deps=["dep", "ROOT", "dep", "dep"])
     out = nlp(doc)
