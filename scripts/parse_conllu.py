@@ -1,7 +1,14 @@
 """Re-parse a CoNLL-U file's words with a trained spaCy pipeline and write the predicted trees.
 
-Usage (project.yml ``parse-test``):
-    python scripts/parse_conllu.py MODEL IN.conllu OUT.conllu [--batch-size 256]
+Usage (project.yml ``parse-test``, ``parse-test-kbest``):
+    python scripts/parse_conllu.py MODEL IN.conllu OUT.conllu [--batch-size 256] [--kbest K]
+
+With ``--kbest K`` the parser searches with a beam of width K
+(:func:`spacy_punctgen.pipeline.kbest.kbest_trees`) and K files are written, ``OUT.k1.conllu``
+... ``OUT.kK.conllu``: file ``j`` holds each sentence's ``j``-th most probable distinct tree, or its
+most probable one where the beam found fewer than ``j`` -- so the uniform mixture over the K
+files (``evaluate-restore --parsed 'OUT.k*.conllu'``) weighs the best tree by the beam slots it
+fills.  The trees' probabilities go to ``OUT.kbest.json``.
 
 Why: restoration on *parsed* trees (AED parsed, the paper's Table 4 and Figure 4) needs
 the depunctuated test sentences with the trees a parser of unpunctuated text predicts
@@ -40,15 +47,48 @@ def _doc(nlp, words, where: str) -> Doc:
     return doc
 
 
-def _fill(sentence, words, doc: Doc, where: str) -> None:
-    roots = [t for t in doc if t.head.i == t.i]
+def _fill(sentence, words, doc: Doc, where: str, tree=None) -> None:
+    """Copy the doc's tags and its tree (or ``tree``: a kbest ``ParsedTree`` of it) into ``words``."""
+    heads = tree.heads if tree is not None else [t.head.i for t in doc]
+    deps = tree.deps if tree is not None else [t.dep_ for t in doc]
+    roots = [i for i, h in enumerate(heads) if h == i]
     if len(roots) != 1:
         raise ValueError(f"{where}: the parser returned {len(roots)} roots for one sentence")
-    for word, token in zip(words, doc):
+    for i, (word, token) in enumerate(zip(words, doc)):
         word["upos"] = token.pos_ or "X"
         word["xpos"] = token.tag_ or "_"
-        word["head"] = 0 if token.head.i == token.i else token.head.i + 1
-        word["deprel"] = "root" if token.head.i == token.i else (token.dep_ or "dep")
+        word["head"] = 0 if heads[i] == i else heads[i] + 1
+        word["deprel"] = "root" if heads[i] == i else (deps[i] or "dep")
+
+
+def kbest_paths(dest: Path, k: int) -> list:
+    stem = dest.name[:-len(".conllu")] if dest.name.endswith(".conllu") else dest.name
+    return [dest.with_name(f"{stem}.k{j + 1}.conllu") for j in range(k)]
+
+
+def parse_file_kbest(model, src: Path, dest: Path, k: int, batch_size: int = 256) -> dict:
+    """``--kbest K``: K files of trees from one parser's beam (module docstring)."""
+    import copy
+
+    from spacy_punctgen.pipeline.kbest import kbest_trees
+
+    nlp = spacy.load(model) if not hasattr(model, "pipe") else model
+    sentences = read_sentences(src)
+    t0 = time.perf_counter()
+    docs = [_doc(nlp, _words(s), f"{src}: sentence {i + 1}") for i, s in enumerate(sentences)]
+    trees = kbest_trees(nlp, docs, k, batch_size=batch_size)
+    seconds = time.perf_counter() - t0
+    paths = kbest_paths(Path(dest), k)
+    for j, path in enumerate(paths):
+        out = copy.deepcopy(sentences)
+        for i, (sentence, doc, ts) in enumerate(zip(out, docs, trees)):
+            _fill(sentence, _words(sentence), doc, f"{src}: sentence {i + 1}", ts[j] if j < len(ts) else ts[0])
+        write_sentences(out, path)
+    probs = Path(str(paths[0])[:-len(".k1.conllu")] + ".kbest.json")
+    probs.write_text(json.dumps([[round(t.prob, 6) for t in ts] for ts in trees]) + "\n", encoding="utf-8")
+    return {"model": str(model), "input": str(src), "outputs": [str(p) for p in paths], "k": k,
+            "n_sentences": len(sentences), "mean_distinct_trees": round(sum(map(len, trees)) / max(1, len(trees)), 3),
+            "seconds": round(seconds, 2)}
 
 
 def parse_file(model, src: Path, dest: Path, batch_size: int = 256) -> dict:
@@ -78,9 +118,14 @@ def main(argv=None) -> int:
     p.add_argument("input", type=Path, help="CoNLL-U file whose words are parsed")
     p.add_argument("output", type=Path, help="CoNLL-U file to write")
     p.add_argument("--batch-size", type=int, default=256)
+    p.add_argument("--kbest", type=int, default=0,
+                   help="write K files of the beam's K best distinct trees (see the module docstring)")
     args = p.parse_args(argv)
     try:
-        result = parse_file(args.model, args.input, args.output, args.batch_size)
+        if args.kbest:
+            result = parse_file_kbest(args.model, args.input, args.output, args.kbest, args.batch_size)
+        else:
+            result = parse_file(args.model, args.input, args.output, args.batch_size)
     except (ValueError, OSError) as e:
         print(f"parse_conllu: {e}", file=sys.stderr)
         return 1

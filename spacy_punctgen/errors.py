@@ -77,6 +77,8 @@ class Errors:
     E079 = "[E079] Cannot load the spaCy pipeline {name!r}: {err}"
     E080 = "[E080] sentence {text!r}: cannot make one word per token ({reason})"
     E096 = "[E096] no sample transcript ships for language {lang!r} ({path} not found)"
+    E097 = "[E097] k (trees per sentence from the parser's beam) must be an integer from 1 to 1024, not {k!r}"
+    E098 = "[E098] the pipeline has no component named 'parser' (it has {pipes}): k-best trees need a spaCy parser"
 
     # shipped pipelines and long input (spacy_punctgen/pipeline/load.py, pipeline/stream.py)
     E050 = "[E050] spacy_punctgen.load: mode must be 'restore' or 'analyze', not {mode!r}"
@@ -246,7 +248,6 @@ class Errors:
     E790 = ("[E790] the heat maps need matplotlib: install the 'plots' extra "
             "(pip install 'spacy-punctgen[plots]'), or pass --no-plots")
     E791 = "[E791] a model of mode {mode!r} has no learned channel to compare with Nunberg's rules; give a 'full' model"
-    E792 = "[E792] the --xi-model has another punctuation inventory than the model; train both on the same treebank"
     E793 = "[E793] {path} is not a model directory (no cfg.json): give a folder written by `train`"
 
     # training (spacy_punctgen/training/)
@@ -396,6 +397,8 @@ class Errors:
     E832 = "[E832] sentence {k}: {n_pred} corrected slots, {n_gold} gold, {n_obs} observed"
     E833 = "[E833] noise file {path}: {err}"
     E834 = "[E834] {path}: the input has no sentence to correct"
+    E835 = ("[E835] correcting text needs --parser, a spaCy pipeline with a UD parser of punctuated text "
+            "(or give a CoNLL-U file, whose own trees are used)")
 
     # stream and TED evaluation (spacy_punctgen/evaluation/stream.py, data/ted.py, cli/evaluate_stream.py)
     E760 = "[E760] a stream has {n_words} words but {n_gaps} gold gaps (one gap after each word)"
