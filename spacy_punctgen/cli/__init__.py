@@ -39,15 +39,18 @@ from spacy_punctgen.errors import Errors
 # Modules whose import registers subcommands (kept lazy so `--help` is fast).
 _COMMAND_MODULES = [
     "spacy_punctgen.cli.stats",
+    "spacy_punctgen.cli.correct",
     "spacy_punctgen.cli.convert",
     "spacy_punctgen.cli.train",
     "spacy_punctgen.cli.evaluate",
     "spacy_punctgen.cli.restore",
     "spacy_punctgen.cli.evaluate_restore",
+    "spacy_punctgen.cli.evaluate_stream",
     "spacy_punctgen.cli.baseline",
     "spacy_punctgen.cli.bench",
     "spacy_punctgen.cli.demo",
     "spacy_punctgen.cli.render",
+    "spacy_punctgen.cli.learned",
 ]
 
 _REGISTRY: Dict[str, dict] = {}

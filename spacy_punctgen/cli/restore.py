@@ -1,9 +1,21 @@
-"""``punctgen restore``: argument parsing and printing; the work is done by :mod:`spacy_punctgen.pipeline.restore`.
+"""``punctgen restore``: argument parsing and printing; the work is done by
+:mod:`spacy_punctgen.pipeline.stream` (the shipped pipeline) or :mod:`spacy_punctgen.pipeline.restore`
+(a parser of the user's).
 
-The input is read as UTF-8 (a byte-order mark is dropped, from a file or stdin).  Each line is
-parsed as one text, so a line longer than the parser's ``nlp.max_length`` (spaCy's default:
-1,000,000 characters) is refused before anything is parsed (E631), with what to do instead:
-split the text into lines, or raise the limit with ``--max-length``.
+Without ``--parser`` the text goes through the pipeline that ships for ``--lang``
+(:func:`spacy_punctgen.load`, with ``--model`` in place of the shipped punctuation model if
+given): each input line is one stream of any length, parsed and restored in windows of a few
+thousand characters (:func:`~spacy_punctgen.pipeline.stream.iter_restored`), so memory does not
+grow with the length of a line (only with its vocabulary, and the output text). With ``--parser`` each line is
+parsed whole by that pipeline (as one text; a line longer than its ``nlp.max_length``, spaCy's
+default 1,000,000 characters, is refused before anything is parsed, E631) and restored by
+:func:`~spacy_punctgen.pipeline.restore.restore_docs` with ``--model`` or the model shipped for
+``--lang``. ``--truecase`` (the truecaser shipped for ``--lang``) or ``--truecaser PATH`` adds a
+truecaser after ``punctgen`` (``load(truecase=...)``), which capitalises the restored text.
+
+The input is read as UTF-8 (a byte-order mark is dropped, from a file or stdin). The output has
+one line per input line (blank lines stay blank). A progress bar on stderr appears once the
+text has taken two seconds, when stderr is a terminal or with ``--progress``.
 """
 from __future__ import annotations
 import argparse
@@ -11,33 +23,54 @@ import sys
 import time
 from pathlib import Path
 from typing import List
-from spacy_punctgen.decode.mbr import METHODS
 
 from spacy_punctgen.cli import check_output_file, command, positive_int, seed_int
-from spacy_punctgen.pipeline.restore import restore_docs
+from spacy_punctgen.decode.mbr import METHODS
 from spacy_punctgen.errors import Errors
+from spacy_punctgen.pipeline.restore import restore_docs
+
+#: seconds before the progress bar appears (short inputs never show one)
+PROGRESS_DELAY = 2.0
 
 
 def _arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("input", nargs="?", default="-", help="text file, one sentence or paragraph per line "
-                                                          "(default: stdin)")
-    p.add_argument("--parser", required=True,
-                   help="spaCy pipeline (path or package name) with a UD parser trained on depunctuated text")
-    p.add_argument("--model", required=True, help="punctuation model directory written by `train`")
+    p.add_argument("input", nargs="?", default="-", help="text file: one transcript or paragraph per line, of any "
+                                                          "length (default: stdin)")
+    p.add_argument("--lang", default="en",
+                   help="language of the shipped parser and punctuation model used where --parser / --model are "
+                        "not given (default: en)")
+    p.add_argument("--parser", default=None,
+                   help="spaCy pipeline (path or package name) with a UD parser trained on depunctuated text; each "
+                        "line is then parsed whole (default: the shipped parser, which reads lines in windows)")
+    p.add_argument("--model", default=None,
+                   help="punctuation model directory written by `train` (default: the one shipped for --lang)")
     p.add_argument("--method", choices=METHODS, default="marginal")
     p.add_argument("--n-samples", type=positive_int, default=1000)
     p.add_argument("--seed", type=seed_int, default=0)
     p.add_argument("--output", "-o", default=None, help="write the punctuated lines here (default: stdout)")
+    p.add_argument("--truecase", action="store_true",
+                   help="capitalise the output with the truecaser shipped for --lang (without --parser)")
+    p.add_argument("--truecaser", default=None,
+                   help="capitalise the output with this truecaser pipeline (workflow train-truecaser; "
+                        "without --parser)")
+    p.add_argument("--progress", action="store_true",
+                   help="show the progress bar on stderr even when it is not a terminal")
     p.add_argument("--max-length", type=positive_int, default=None,
-                   help="longest line in characters (sets the parser's nlp.max_length; default: the "
-                        "pipeline's, 1,000,000 for spaCy's defaults). Parsing and restoring one long line "
+                   help="with --parser: longest line in characters (sets the parser's nlp.max_length; default: "
+                        "the pipeline's, 1,000,000 for spaCy's defaults). Parsing and restoring one long line "
                         "is slow and memory-hungry (a million characters: minutes and several GB); "
                         "splitting the text into sentences or paragraphs, one per line, is better")
 
 
 def _read_lines(src: str) -> List[str]:
     if src == "-":
-        return sys.stdin.read().removeprefix("\ufeff").splitlines()
+        raw = getattr(sys.stdin, "buffer", None)
+        if raw is None:  # a text stream put in place of stdin
+            return sys.stdin.read().removeprefix("\ufeff").splitlines()
+        try:
+            return raw.read().decode("utf-8-sig").splitlines()
+        except UnicodeDecodeError as err:
+            raise ValueError(Errors.E619.format(path="<stdin>", err=err)) from None
     path = Path(src)
     if path.is_dir():
         raise IsADirectoryError(Errors.E626.format(flag="input", path=path))
@@ -70,37 +103,96 @@ def _load_parser(name: str):
     return nlp
 
 
-@command("restore", "Punctuate unpunctuated text: parse it, then decode punctuation by minimum Bayes risk",
-         _arguments)
-def restore_cli(args) -> dict:
-    from spacy_punctgen.model.punct_model import PunctModel
+def _progress_bar(args, total: int, unit: str):
+    from tqdm import tqdm
 
-    check_output_file(args.output, "--output")
-    model = PunctModel.from_disk(args.model)
+    return tqdm(total=total, unit=unit, desc="punctgen restore", file=sys.stderr, delay=PROGRESS_DELAY,
+                disable=not (args.progress or sys.stderr.isatty()), leave=False, dynamic_ncols=True)
+
+
+def _n_words(text: str) -> int:
+    """Whitespace-separated tokens with a letter or digit: the same count before and after
+    restoration (marks attach to words or stand alone), so it measures progress."""
+    return sum(1 for tok in text.split() if any(ch.isalnum() for ch in tok))
+
+
+def _restore_shipped(args, lines: List[str]) -> tuple:
+    """Each line through the shipped pipeline in windows; returns the lines and a summary."""
+    from spacy_punctgen.pipeline.load import load
+    from spacy_punctgen.pipeline.stream import iter_restored
+
+    if args.model is not None and not Path(args.model).is_dir():
+        raise FileNotFoundError(Errors.E606.format(path=args.model))
+    if args.truecaser is not None and not Path(args.truecaser).is_dir():
+        raise FileNotFoundError(Errors.E636.format(path=args.truecaser))
+    nlp = load(args.lang, model=args.model, truecase=args.truecaser or args.truecase,
+               config={"restore_method": args.method, "n_samples": args.n_samples, "seed": args.seed})
+    counts = [_n_words(line) for line in lines]
+    texts = []
+    with _progress_bar(args, sum(counts), "word") as bar:
+        for line, n in zip(lines, counts):
+            pieces, done = [], 0
+            for piece in iter_restored(nlp, line):
+                pieces.append(piece)
+                step = min(_n_words(piece), n - done)
+                done += step
+                bar.update(step)
+            bar.update(n - done)
+            texts.append(" ".join(pieces))
+    return texts, {"parser": "shipped", "words": sum(len(line.split()) for line in lines)}
+
+
+def _restore_with_parser(args, lines: List[str]) -> tuple:
+    """Each line parsed whole by ``--parser``, then restored (the model: ``--model`` or the shipped one)."""
+    from spacy_punctgen.model.punct_model import PunctModel
+    from spacy_punctgen.pipeline.shipped import default_model_path
+
+    model = PunctModel.from_disk(args.model if args.model is not None else default_model_path(args.lang))
     nlp = _load_parser(args.parser)
     if args.max_length is not None:
         nlp.max_length = args.max_length
-    lines = _read_lines(args.input)
     _check_lengths(lines, nlp.max_length, args.input)
-    t0 = time.perf_counter()
     idx = [i for i, line in enumerate(lines) if line.strip()]
-    docs = list(nlp.pipe([lines[i].strip() for i in idx]))
+    with _progress_bar(args, len(idx), "line") as bar:
+        docs = []
+        for doc in nlp.pipe([lines[i].strip() for i in idx]):
+            docs.append(doc)
+            bar.update(1)
     restored = restore_docs(model, docs, args.method, args.n_samples, args.seed)
     texts = list(lines)  # blank lines stay blank
     n_sent = 0
     for i, (text, chs) in zip(idx, restored):
         texts[i] = text.rstrip()
         n_sent += len(chs)
+    return texts, {"parser": str(args.parser), "sentences": n_sent}
+
+
+@command("restore", "Punctuate unpunctuated text (by default with the shipped pipeline, any length): parse it, "
+                    "then decode punctuation by minimum Bayes risk", _arguments)
+def restore_cli(args) -> dict:
+    check_output_file(args.output, "--output")
+    if args.parser is None and args.max_length is not None:
+        raise ValueError(Errors.E634)
+    if args.parser is not None and (args.truecase or args.truecaser):
+        raise ValueError(Errors.E635.format(flag="--truecaser" if args.truecaser else "--truecase"))
+    lines = _read_lines(args.input)
+    t0 = time.perf_counter()
+    if args.parser is None:
+        texts, summary = _restore_shipped(args, lines)
+    else:
+        texts, summary = _restore_with_parser(args, lines)
     seconds = time.perf_counter() - t0
-    result = {"lines": len(lines), "sentences": n_sent, "method": args.method,
-              "n_samples": args.n_samples if args.method != "exact" else None,
+    result = {"lines": len(lines), **summary, "model": str(args.model) if args.model else f"shipped ({args.lang})",
+              "method": args.method, "n_samples": args.n_samples if args.method != "exact" else None,
               "seconds": round(seconds, 3)}
+    done = f"{len(texts)} lines" + (f" ({summary['sentences']} sentences)" if "sentences" in summary else
+                                    f" ({summary['words']} words)")
     if args.output:
         out = Path(args.output)
         out.parent.mkdir(parents=True, exist_ok=True)
         out.write_text("".join(t + "\n" for t in texts), encoding="utf-8")
         result["output"] = str(out)
-        result["_text"] = f"wrote {len(texts)} lines ({n_sent} sentences) to {out}"
+        result["_text"] = f"wrote {done} to {out}"
     else:
         result["texts"] = texts
         result["_text"] = "\n".join(texts)

@@ -22,6 +22,8 @@ The sentences are the depunctuated trees of :mod:`spacy_punctgen.data.convert`
 or all-punctuation) are skipped, so a document's sentences are consecutive kept ones. The
 same ``protocol``/``part`` selection as ``convert`` applies (``cv`` blocks, dev-as-train's
 held-out share), so stream data never crosses the split of the other corpora.
+
+The command line is ``punctgen convert --stream`` (:mod:`spacy_punctgen.cli.convert`).
 """
 from __future__ import annotations
 
@@ -153,43 +155,3 @@ def convert_stream_file(
         "part": part or "all",
     }
 
-
-def main(argv: Optional[Sequence[str]] = None) -> dict:
-    """``python -m spacy_punctgen.data.stream INPUT OUTPUT [--split S] [--min-sents] [--max-sents]
-    [--lower] [--seed] [--protocol] [--heldout] [--cv-folds] [--cv-fold]`` (the workflow's
-    ``preprocess-stream``; prints one JSON line)."""
-    import argparse
-    import json
-
-    from spacy_punctgen.data.conllu import find_split, resolve_split
-    from spacy_punctgen.data.convert import PROTOCOLS, protocol_part
-
-    p = argparse.ArgumentParser(prog="python -m spacy_punctgen.data.stream",
-                                description="Depunctuated multi-sentence (partly lowercased) documents")
-    p.add_argument("input", help="CoNLL-U file, or a UD folder (then give --split)")
-    p.add_argument("output", help="CoNLL-U file to write (one block per document)")
-    p.add_argument("--split", choices=list(SPLITS), default=None)
-    p.add_argument("--min-sents", type=int, default=1)
-    p.add_argument("--max-sents", type=int, default=20)
-    p.add_argument("--lower", type=float, default=0.5, help="share of documents lowercased")
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--protocol", choices=PROTOCOLS, default="standard")
-    p.add_argument("--heldout", type=float, default=0.1)
-    p.add_argument("--cv-folds", type=int, default=10)
-    p.add_argument("--cv-fold", type=int, default=0)
-    args = p.parse_args(argv)
-    split, part = protocol_part(args.split, args.protocol)
-    cv = None
-    if args.protocol == "cv":
-        src = [f for f in (find_split(args.input, s) for s in SPLITS) if f is not None]
-        cv = (args.cv_folds, args.cv_fold)
-    else:
-        src = resolve_split(args.input, split)
-    result = convert_stream_file(src, args.output, min_sents=args.min_sents, max_sents=args.max_sents,
-                                 lower=args.lower, seed=args.seed, part=part, heldout=args.heldout, cv=cv)
-    print(json.dumps(result))
-    return result
-
-
-if __name__ == "__main__":
-    main()

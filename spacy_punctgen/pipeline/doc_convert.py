@@ -266,9 +266,15 @@ def insert_punctuation(doc: Doc) -> Doc:
     toks: List[dict] = []  # one dict per output token
     new_index = {}  # doc token index -> output index
     bounds = [(sent.start, sent.end) for sent in doc.sents] if _content_tokens(doc) else []
-    for si, ps, words in punct_sentences(doc):
+    sentences = list(punct_sentences(doc))
+    # each sentence's end for spacing: where the next sentence's first word is (the dropped
+    # tokens between hold the gap's space, a punctuation-only sentence included), or the Doc's end
+    starts = [words[0] for _, ps, words in sentences if ps is not None and words] + [len(doc)]
+    next_start = iter(starts[1:])
+    for si, ps, words in sentences:
         if ps is None:
             continue
+        end = next(next_start)
         slots = sorted(by_sent.get(si, []), key=lambda e: e["slot"])
         if [e["slot"] for e in slots] != list(range(len(words) + 1)):
             raise ValueError(Errors.E007.format(sentence=si, n=len(words) + 1, got=len(slots)))
@@ -284,7 +290,7 @@ def insert_punctuation(doc: Doc) -> Doc:
             else:
                 # the gap is spaced if any dropped token in it was (``word! next``: the space
                 # after the dropped ``!`` separates the words)
-                stop = doc[words[i]].i if i < n else bounds[si][1]
+                stop = doc[words[i]].i if i < n else end
                 spaced = any(bool(t.whitespace_) or t.is_space for t in doc[prev.i:stop])
                 flags = gap_spacing(marks, spaced)
                 sent_toks[-1]["space"] = flags[0]

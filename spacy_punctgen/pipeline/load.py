@@ -24,6 +24,7 @@ The weights inherit the licence of their training data: UD English EWT is CC BY-
 """
 from __future__ import annotations
 
+import re
 import shutil
 from pathlib import Path
 from typing import Any, Dict, Optional, TextIO, Union
@@ -39,6 +40,10 @@ SHIPPED_PARSERS: Dict[str, str] = {"en": "en_ewt_parser"}
 #: what a shipped parser folder must hold (checked before spaCy reads it)
 PARSER_FILES = ("config.cfg", "meta.json", "parser/model", "tok2vec/model")
 MODES = ("restore", "analyze")
+#: language code -> shipped truecaser directory name (``load(..., truecase=True)``)
+SHIPPED_TRUECASERS: Dict[str, str] = {"en": "en_ewt_truecase"}
+#: what a shipped truecaser folder must hold
+TRUECASER_FILES = ("config.cfg", "meta.json", "punctgen_truecase/model", "punctgen_truecase/cfg")
 
 
 def shipped_parser_path(lang: str = "en") -> Path:
@@ -54,9 +59,45 @@ def shipped_parser_path(lang: str = "en") -> Path:
     return path
 
 
+def shipped_truecaser_path(lang: str = "en") -> Path:
+    """The folder of the truecaser shipped for ``lang`` (E089 if none ships, E090 if its files
+    are missing from this installation)."""
+    name = SHIPPED_TRUECASERS.get(str(lang).lower())
+    if name is None:
+        raise ValueError(Errors.E089.format(lang=lang, shipped=", ".join(sorted(SHIPPED_TRUECASERS))))
+    path = MODELS_DIR / name
+    missing = [f for f in TRUECASER_FILES if not (path / f).is_file()]
+    if missing:
+        raise ValueError(Errors.E090.format(lang=lang, path=path, missing=", ".join(missing)))
+    return path
+
+
+def _check_truecase(truecase) -> Union[bool, PathLike]:
+    if isinstance(truecase, (bool, str, Path)) and truecase != "":
+        return truecase
+    raise ValueError(Errors.E088.format(value=truecase))
+
+
+def add_truecaser(nlp, lang: str = "en", truecase: Union[bool, PathLike] = True) -> None:
+    """Append the ``punctgen_truecase`` component (:mod:`spacy_punctgen.pipeline.truecase`) to
+    ``nlp``, sourced from the shipped truecaser (``truecase=True``) or from the pipeline folder
+    ``truecase``. It runs after ``punctgen``, whose restored text it re-cases."""
+    import spacy
+
+    from spacy_punctgen.pipeline.truecase import FACTORY
+
+    source = shipped_truecaser_path(lang) if truecase is True else truecase
+    tc_nlp = spacy.load(source)
+    names = [n for n in tc_nlp.pipe_names if tc_nlp.get_pipe_meta(n).factory == FACTORY]
+    if not names:
+        raise ValueError(Errors.E087.format(path=source, pipes=", ".join(tc_nlp.pipe_names)))
+    nlp.add_pipe(names[0], name=FACTORY, source=tc_nlp)
+
+
 def load(lang: str = "en", mode: str = "restore", *, parser: Optional[PathLike] = None,
          model: Optional[PathLike] = None, chunk_chars: int = DEFAULT_CHUNK_CHARS,
-         progress: Optional[TextIO] = None, config: Optional[Dict[str, Any]] = None):
+         progress: Optional[TextIO] = None, config: Optional[Dict[str, Any]] = None,
+         truecase: Union[bool, PathLike] = False):
     """The shipped pipeline for ``lang``: parser + ``punctgen`` in ``mode`` ("restore": punctuate
     unpunctuated, possibly unsegmented and lowercased text, ``doc._.restored_text``; "analyze":
     explain the punctuation of normal text).
@@ -64,7 +105,10 @@ def load(lang: str = "en", mode: str = "restore", *, parser: Optional[PathLike] 
     ``parser``: another spaCy pipeline folder or package name with a UD parser (default: the
     shipped one); ``model``: another punctuation model folder (default: the one shipped for
     ``lang``); ``config``: further ``punctgen`` settings (e.g. ``{"restore_method": "exact"}``);
-    ``chunk_chars``/``progress``: long texts, see :func:`spacy_punctgen.pipeline.stream.streaming`.
+    ``chunk_chars``/``progress``: long texts, see :func:`spacy_punctgen.pipeline.stream.streaming`;
+    ``truecase``: True adds the shipped truecaser after ``punctgen`` (``doc._.restored_text``
+    comes out capitalised, ``doc._.truecased_text`` holds the input re-cased), a path adds that
+    truecaser pipeline instead (:func:`add_truecaser`).
     """
     import spacy
 
@@ -73,6 +117,7 @@ def load(lang: str = "en", mode: str = "restore", *, parser: Optional[PathLike] 
 
     if mode not in MODES:
         raise ValueError(Errors.E050.format(mode=mode))
+    truecase = _check_truecase(truecase)
     _register_words_component()
     source = shipped_parser_path(lang) if parser is None else parser
     nlp = spacy.load(source)
@@ -86,6 +131,8 @@ def load(lang: str = "en", mode: str = "restore", *, parser: Optional[PathLike] 
         keep_words_whole(nlp)
         nlp.add_pipe(WORDS_COMPONENT)
     nlp.add_pipe("punctgen", config=settings)
+    if truecase is not False:
+        add_truecaser(nlp, lang, truecase)
     return streaming(nlp, chunk_chars=chunk_chars, progress=progress)
 
 
@@ -126,6 +173,12 @@ def _register_words_component() -> None:
 _register_words_component()
 
 
+#: a tokenizer exception that is an abbreviation: letters and inner dots, ending in a dot
+ABBREVIATION = re.compile(r"[A-Za-z][A-Za-z.]*\.")
+#: initialisms: letters each followed by a dot (``u.s.``, ``e.g.``)
+INITIALISM = re.compile(r"(?:[A-Za-z]\.){2,}")
+#: lower-case abbreviations that spaCy's English exceptions lack
+LOWER_ABBREVIATIONS = ("etc.", "vs.", "approx.", "dept.")
 #: words the restore tokenizer must not split (UD English writes each as one word)
 WHOLE_WORDS = ("e-mail", "twenty-one", "well-known", "and/or")
 
@@ -135,12 +188,26 @@ def keep_words_whole(nlp) -> None:
     slash (``e-mail``, ``and/or``). Restoration replaces every punctuation token of its input, so
     a split ``e - mail`` would come back as ``email``: the words must stay whole, as UD English
     writes them."""
-    import re
-
     from spacy.util import compile_infix_regex
 
     infixes = [p for p in nlp.Defaults.infixes if not any(re.search(p, w) for w in WHOLE_WORDS)]
     nlp.tokenizer.infix_finditer = compile_infix_regex(infixes).finditer
+    # lowercased (ASR) text writes abbreviations in lower case: ``mr.``, ``u.s.``, ``inc.`` stay
+    # one word like the tokenizer's cased exceptions ``Mr.``, ``U.S.``, ``Inc.``, so their dot is
+    # not taken for punctuation and dropped
+    from spacy.symbols import ORTH
+
+    rules = nlp.tokenizer.rules or {}
+    for key, pieces in nlp.Defaults.tokenizer_exceptions.items():
+        low = key.lower()
+        if low != key and low not in rules and ABBREVIATION.fullmatch(key) and len(pieces) == 1:
+            nlp.tokenizer.add_special_case(low, [{ORTH: low}])
+    for word in LOWER_ABBREVIATIONS:
+        nlp.tokenizer.add_special_case(word, [{ORTH: word}])
+    # initialisms of any letters: ``u.s.``, ``e.g.``, ``p.o.``
+    initialism = INITIALISM.fullmatch
+    earlier = nlp.tokenizer.token_match
+    nlp.tokenizer.token_match = (lambda text: initialism(text) or earlier(text)) if earlier else initialism
 
 
 def ship_parser(src: PathLike, dest: PathLike, *, name: str = "en_ewt_parser",

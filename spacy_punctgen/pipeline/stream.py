@@ -39,6 +39,8 @@ from spacy_punctgen.errors import Errors
 DEFAULT_CHUNK_CHARS = 3000
 #: the factory whose components run on the merged Doc rather than on each window
 PUNCTGEN_FACTORY = "punctgen"
+#: all factories that run there: ``punctgen``, and the truecaser that re-cases its restored text
+MERGED_FACTORIES = (PUNCTGEN_FACTORY, "punctgen_truecase")
 
 
 def _check_chunk_chars(chunk_chars: int) -> int:
@@ -48,8 +50,9 @@ def _check_chunk_chars(chunk_chars: int) -> int:
 
 
 def punctgen_names(nlp: Language) -> List[str]:
-    """The names of the pipeline's active ``punctgen`` components (they run after the merge)."""
-    return [name for name in nlp.pipe_names if nlp.get_pipe_meta(name).factory == PUNCTGEN_FACTORY]
+    """The names of the pipeline's active ``punctgen`` components and truecasers, in pipeline
+    order (they run after the merge)."""
+    return [name for name in nlp.pipe_names if nlp.get_pipe_meta(name).factory in MERGED_FACTORIES]
 
 
 def window_end(text: str, start: int, chunk_chars: int) -> int:

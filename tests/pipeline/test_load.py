@@ -61,6 +61,22 @@ def test_load_restores_a_sentence(restorer):
     assert len(doc._.restored_punct) == len(doc) + 1
 
 
+@needs_parser
+@pytest.mark.parametrize("text,kept", [
+    ("dear mr. lavorato following up on our call", ["mr.", "lavorato"]),
+    ("the u.s. muslim group met", ["u.s.", "muslim"]),
+    ("pears apples etc. he bought them", ["etc.", "he"]),
+    ("smith inc. 202 main st. is the address", ["inc.", "202", "st."]),
+])
+def test_lowercase_abbreviations_keep_their_dot_and_their_space(restorer, text, kept):
+    """An ASR-style abbreviation stays one word: its dot is not punctuation to replace, and the
+    word after it stays a separate word (no ``mrlavorato``)."""
+    out = restorer(text)._.restored_text
+    words = [w.strip("\"“”‘’()[],;:!?-") for w in out.split()]
+    words = [w if w in kept else w.rstrip(".") for w in words]
+    assert words == [w if w in kept else w.rstrip(".") for w in text.split()], out
+
+
 STREAM = ("i went to the store yesterday they did not have any milk so i came back home "
           "my sister called me in the evening she wants to visit us next week")
 

@@ -1,0 +1,76 @@
+"""Train a TED-adapted punctuation model: punctgen on the TED training block's punctuated text,
+with trees from the shipped parser (TED has no treebank).
+
+Usage:
+    python scripts/ted_punctgen.py TSV OUTPUT_MODEL [--train-share 0.8] [--limit-words 0]
+        [--dev-share 0.1] [--epochs 2] [--direction r2l] [--max-seconds 0] [--metrics OUT.json]
+
+The training block of TSV (``spacy_punctgen.data.ted.split_blocks``, the same cut as
+``evaluate-stream``) is written as lowercased text with its marks (``word,`` ``word.`` ``word?``),
+parsed in windows by the shipped parser (``spacy_punctgen.pipeline.stream.iter_pieces``: the
+parser finds the sentences from the punctuation), and every parsed sentence becomes a training
+sentence (``doc_convert.punct_sentences``: the words, the tree, the marks in the slots). The last
+``--dev-share`` of those sentences chooses the epoch; the TED dev block is never seen. The recipe
+is the one the workflow's tuned runs use (lr 0.001, full passes, psi_keep_bias 3, psi_lr_scale 10).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("tsv", help="TED word<TAB>label file")
+    p.add_argument("output", help="model folder to write")
+    p.add_argument("--train-share", type=float, default=0.8)
+    p.add_argument("--limit-words", type=int, default=0, help="only the first N words of the training block")
+    p.add_argument("--dev-share", type=float, default=0.1, help="share of the parsed sentences held out for dev")
+    p.add_argument("--epochs", type=int, default=2)
+    p.add_argument("--direction", default="r2l")
+    p.add_argument("--max-seconds", type=float, default=0.0)
+    p.add_argument("--metrics", default=None, help="write the training record here (JSON)")
+    args = p.parse_args(argv)
+
+    import spacy
+
+    from spacy_punctgen.data.ted import read_ted, split_blocks
+    from spacy_punctgen.pipeline.doc_convert import punct_sentences
+    from spacy_punctgen.pipeline.load import shipped_parser_path
+    from spacy_punctgen.pipeline.stream import iter_pieces
+    from spacy_punctgen.training.train import TrainConfig, train_model
+
+    t0 = time.perf_counter()
+    text = read_ted(args.tsv)
+    (a, b), _ = split_blocks(text, args.train_share, args.tsv)
+    if args.limit_words:
+        b = min(b, a + args.limit_words)
+    block = text.block(a, b)
+    punctuated = " ".join(w + m for w, m in zip(block.words, block.marks))
+    nlp = spacy.load(shipped_parser_path("en"))
+    sents = [ps for piece in iter_pieces(nlp, punctuated, progress=sys.stderr)
+             for _, ps, _ in punct_sentences(piece) if ps is not None]
+    t_parse = time.perf_counter() - t0
+    n_dev = max(1, round(args.dev_share * len(sents)))
+    train, dev = sents[:-n_dev], sents[-n_dev:]
+    cfg = TrainConfig(direction=args.direction, epochs=args.epochs, lr=0.001, sentences_per_epoch=0,
+                      psi_keep_bias=3.0, psi_lr_scale=10.0, max_seconds=args.max_seconds)
+    model, info = train_model(train, dev, cfg)
+    model.to_disk(args.output)
+    record = {"tsv": args.tsv, "train_block": [a, b], "words": b - a, "sentences_train": len(train),
+              "sentences_dev": len(dev), "parse_seconds": round(t_parse, 1),
+              "total_seconds": round(time.perf_counter() - t0, 1), "epochs": args.epochs,
+              "direction": args.direction, "output": args.output,
+              "train_info": {k: v for k, v in info.items() if isinstance(v, (int, float, str))}}
+    if args.metrics:
+        Path(args.metrics).parent.mkdir(parents=True, exist_ok=True)
+        Path(args.metrics).write_text(json.dumps(record, indent=1) + "\n", encoding="utf-8")
+    print(json.dumps(record))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,171 @@
+"""``punctgen evaluate-stream`` and ``punctgen stream-table``: restoration of long lowercased
+streams (argument parsing and the choice of system; the scoring is
+:mod:`spacy_punctgen.evaluation.stream`, the TED reader :mod:`spacy_punctgen.data.ted`).
+
+TEST is a CoNLL-U file (or UD folder): its kept sentences in streams of ``--stream-sents``
+consecutive sentences, lowercased and depunctuated, scored by M/F; or a ``.tsv`` TED file:
+its last ``1 - --train-share`` of the words (the dev block) restored as one stream and scored
+by COMMA/PERIOD/QUESTION in units of ``--unit-words`` words.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from pathlib import Path
+
+from spacy_punctgen.cli import (
+    bounded,
+    check_output_file,
+    command,
+    non_negative_int,
+    positive_int,
+    seed_int,
+)
+from spacy_punctgen.errors import Errors
+
+SYSTEMS = ("shipped", "crf_lexical", "trivial")
+
+
+def _arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("system", choices=SYSTEMS, help="shipped: spacy_punctgen.load('en') + restore_text; "
+                   "crf_lexical: the lexical CRF trained on streams of --train; trivial: a period at each unit's end")
+    p.add_argument("test", help="CoNLL-U test file or UD folder (streams of sentences), or a TED .tsv file")
+    p.add_argument("--train", default=None, help="CoNLL-U training file or UD folder (crf_lexical on CoNLL-U)")
+    p.add_argument("--output", required=True, help="metrics JSON to write")
+    p.add_argument("--stream-sents", type=positive_int, default=10, help="sentences per stream (CoNLL-U)")
+    p.add_argument("--train-share", type=bounded(float, 0, 1, low_open=True, high_open=True), default=0.8, help="TED: share of the words in the training block")
+    p.add_argument("--unit-words", type=positive_int, default=500, help="TED: words per scoring unit")
+    p.add_argument("--window", type=positive_int, default=200, help="TED: crf_lexical's window in words")
+    p.add_argument("--limit", type=non_negative_int, default=0,
+                   help="only the first N test streams (CoNLL-U) or dev words (TED); 0 = all")
+    p.add_argument("--train-limit", type=non_negative_int, default=0,
+                   help="only the first N training streams / windows for crf_lexical; 0 = all")
+    p.add_argument("--max-iterations", type=positive_int, default=100, help="crf_lexical's L-BFGS iterations")
+    p.add_argument("--model", default=None, help="shipped: another punctuation model folder (default: the shipped one)")
+    p.add_argument("--name", default=None, help="the system's name in the metrics (default: SYSTEM)")
+    p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="extra fields for the metrics")
+
+
+def _units(args):
+    """(prediction units, scoring units' builder, kind, training units, info)."""
+    from spacy_punctgen.evaluation import stream as S
+
+    if args.test.endswith(".tsv"):
+        from spacy_punctgen.data.ted import read_ted, split_blocks
+
+        text = read_ted(args.test)
+        (t0, t1), (d0, d1) = split_blocks(text, args.train_share, args.test)
+        if args.limit:
+            d1 = min(d1, d0 + args.limit)
+        dev, train = text.block(d0, d1), text.block(t0, t1)
+        info = {"test": args.test, "train_block": [t0, t1], "dev_block": [d0, d1], "n_empty_dropped": text.n_empty,
+                "train_share": args.train_share, "unit_words": args.unit_words}
+        train_units = S.word_blocks(train.words, train.marks, args.window)
+        return [S.Stream(dev.words, dev.marks)], "ted", train_units, info
+    from spacy_punctgen.data.conllu import resolve_split
+    from spacy_punctgen.data.preprocess import preprocess_file
+
+    test = resolve_split(args.test, "test")
+    units = S.sentence_streams(preprocess_file(test)[0], args.stream_sents)
+    if args.limit:
+        units = units[:args.limit]
+    train_units = None
+    if args.system == "crf_lexical":
+        if not args.train:
+            raise ValueError(Errors.E775.format(path=args.test))
+        train_units = S.sentence_streams(preprocess_file(resolve_split(args.train, "train"))[0], args.stream_sents)
+    return units, "stream", train_units, {"test": str(test), "train": args.train, "stream_sents": args.stream_sents}
+
+
+@command("evaluate-stream", "Restoration of long lowercased streams: M/F (or TED COMMA/PERIOD/QUESTION) P/R/F1",
+         _arguments)
+def evaluate_stream_cli(args) -> dict:
+    from spacy_punctgen.evaluation import stream as S
+
+    check_output_file(args.output, "--output")
+    extra = dict(kv.split("=", 1) for kv in args.set if "=" in kv)
+    units, kind, train_units, info = _units(args)
+    info["limit"] = args.limit
+    t0 = time.perf_counter()
+    if args.system == "shipped":
+        import spacy_punctgen
+        from spacy_punctgen.pipeline.stream import restore_text
+
+        nlp = spacy_punctgen.load("en", model=args.model)
+        info["model"] = args.model or "shipped"
+        predictor = S.TextRestorer(lambda text: restore_text(nlp, text))
+        predicted = [predictor(u.words) for u in units]
+        info["missing_word_chars"] = predictor.missing_chars
+    elif args.system == "crf_lexical":
+        from spacy_punctgen.baselines import get_system
+
+        if args.train_limit:
+            train_units = train_units[:args.train_limit]
+        crf = get_system("crf_lexical")()
+        crf.fit(S.class_sentences(train_units, kind), max_iterations=args.max_iterations)
+        info.update(train_units=len(train_units), train_words=sum(len(u.words) for u in train_units),
+                    max_iterations=args.max_iterations, fit_seconds=round(time.perf_counter() - t0, 1))
+        window = args.window if kind == "ted" else 0
+        predicted = [S.tagger_gaps(crf.predict, u.words, window) for u in units]
+    else:
+        predicted = [S.trivial_gaps(len(u.words)) for u in units]
+    info["seconds"] = round(time.perf_counter() - t0, 1)
+    if kind == "ted":  # one stream restored whole, scored in blocks of --unit-words
+        whole, size = units[0], args.unit_words
+        units = S.word_blocks(whole.words, whole.gold, size)
+        predicted = [predicted[0][i:i + size] for i in range(0, len(whole.words), size)]
+    report = S.stream_report(args.name or args.system, units, predicted, kind, **info, **extra)
+    Path(args.output).parent.mkdir(parents=True, exist_ok=True)
+    Path(args.output).write_text(json.dumps(report, indent=1) + "\n", encoding="utf-8")
+    s = report["scores"]
+    rows = [k for k in s]
+    report_text = "\n".join(f"{k}: P {100 * s[k]['precision']:.1f} R {100 * s[k]['recall']:.1f} "
+                            f"F1 {100 * s[k]['f1']:.1f}" for k in rows)
+    return {**{k: v for k, v in report.items() if k not in ("counts", "errors")},
+            "_text": report_text + f"\nunits {report['n_units']}, words {report['n_words']}, {info['seconds']} s"}
+
+
+def _table_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("metrics", nargs="+", help="metrics files of evaluate-stream, one per system")
+    p.add_argument("--output", required=True, help="the comparison (JSON)")
+    p.add_argument("--table", required=True, help="the Markdown table")
+    p.add_argument("--title", default="")
+    p.add_argument("--doc", default=None, help="also put the table into this Markdown file, between the lines "
+                   "<!-- stream-table:NAME start --> and <!-- stream-table:NAME end --> (NAME: the --table file's stem)")
+    p.add_argument("--reference", default="crf_lexical", help="the system every other is tested against")
+    p.add_argument("--key", default=None, help="the F1 that picks the best system and the table's p "
+                   "(default: mixed for streams, overall for TED)")
+    p.add_argument("--permutations", type=positive_int, default=10000)
+    p.add_argument("--seed", type=seed_int, default=0)
+
+
+@command("stream-table", "Compare evaluate-stream metrics files: significance against a reference, a Markdown table",
+         _table_arguments)
+def stream_table_cli(args) -> dict:
+    from spacy_punctgen.evaluation import stream as S
+
+    check_output_file(args.output, "--output")
+    check_output_file(args.table, "--table")
+    reports = []
+    for path in args.metrics:
+        try:
+            reports.append(json.loads(Path(path).read_text(encoding="utf-8")))
+        except (OSError, ValueError) as err:
+            raise ValueError(Errors.E774.format(path=path, err=str(err)[:200])) from None
+    key = args.key or ("overall" if reports and reports[0].get("kind") == "ted" else "mixed")
+    comparison = S.compare_reports(reports, args.reference, key, args.permutations, args.seed, args.metrics)
+    comparison["metrics"] = list(args.metrics)
+    Path(args.output).parent.mkdir(parents=True, exist_ok=True)
+    Path(args.output).write_text(json.dumps(comparison, indent=1) + "\n", encoding="utf-8")
+    table = S.markdown_table(comparison, args.title)
+    Path(args.table).parent.mkdir(parents=True, exist_ok=True)
+    Path(args.table).write_text(table, encoding="utf-8")
+    if args.doc:
+        doc = Path(args.doc)
+        try:
+            text = doc.read_text(encoding="utf-8")
+        except OSError as err:
+            raise ValueError(Errors.E774.format(path=doc, err=str(err)[:200])) from None
+        doc.write_text(S.splice_block(text, table, Path(args.table).stem, str(doc)), encoding="utf-8")
+    return {**comparison, "_text": table}
