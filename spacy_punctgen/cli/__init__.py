@@ -79,6 +79,9 @@ def _load_commands() -> None:
 
 
 def _print_human(result: dict) -> None:
+    if "_raw" in result:  # the command's output exactly (restore: one line per input line, none for none)
+        sys.stdout.write(result["_raw"])
+        return
     text = result.get("_text")
     if text:
         print(text)

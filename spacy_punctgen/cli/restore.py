@@ -195,5 +195,5 @@ def restore_cli(args) -> dict:
         result["_text"] = f"wrote {done} to {out}"
     else:
         result["texts"] = texts
-        result["_text"] = "\n".join(texts)
+        result["_raw"] = "".join(t + "\n" for t in texts)
     return result

@@ -77,6 +77,16 @@ def test_no_flags_reads_stdin():
     assert proc.stderr.decode() == ""  # stderr is not a terminal: no progress bar
 
 
+@pytest.mark.parametrize("text", ["", "\n", "\n\n"])
+def test_empty_input_gives_empty_lines(tmp_path, capsys, text):
+    """Nothing to restore prints nothing but the input's (empty) lines, not the result's fields."""
+    src = tmp_path / "empty.txt"
+    src.write_text(text, encoding="utf-8")
+    code, out, err = run(capsys, "restore", src)
+    assert code == 0, err
+    assert out == text
+
+
 def test_no_flags_reads_a_file(tmp_path, capsys):
     src = tmp_path / "in.txt"
     src.write_text(TEXT, encoding="utf-8")
