@@ -196,10 +196,12 @@ def detect_quote_xpos(path: Union[str, Path], sentences: Iterable[UDSentence]) -
     Why not everywhere: the PUD treebanks also tag quotes ```` `` ```` / ``''``, but
     wrongly (Hindi PUD tags every ``"`` as opening; Arabic PUD disagrees with the
     pairing evidence 7 % of the time against 1 % in EWT). So XPOS is trusted only
-    for English files (name ``en_*``, as UD names them) in which nearly every
-    straight quote carries one of the two tags and both directions are common.
+    for English files (name ``en_*``, as UD names them, or a file in a folder so named: the
+    workflow's ``corpus/en_ewt/punct/train.conllu``) in which nearly every straight quote carries
+    one of the two tags and both directions are common.
     """
-    if not Path(path).name.lower().startswith("en_"):
+    p = Path(path)
+    if not any(part.lower().startswith("en_") for part in (p.name, p.parent.name, p.parent.parent.name)):
         return False
     opening = closing = other = 0
     for ud in sentences:

@@ -205,9 +205,10 @@ def keep_words_whole(nlp) -> None:
     for word in LOWER_ABBREVIATIONS:
         nlp.tokenizer.add_special_case(word, [{ORTH: word}])
     # initialisms of any letters: ``u.s.``, ``e.g.``, ``p.o.``
-    initialism = INITIALISM.fullmatch
-    earlier = nlp.tokenizer.token_match
-    nlp.tokenizer.token_match = (lambda text: initialism(text) or earlier(text)) if earlier else initialism
+    # (a compiled pattern's ``match``, so that the tokenizer saves it with the pipeline)
+    earlier = getattr(nlp.tokenizer.token_match, "__self__", None)
+    pattern = f"(?:{INITIALISM.pattern})$" + (f"|(?:{earlier.pattern})" if earlier is not None else "")
+    nlp.tokenizer.token_match = re.compile(pattern).match
 
 
 def ship_parser(src: PathLike, dest: PathLike, *, name: str = "en_ewt_parser",

@@ -73,6 +73,10 @@ def test_without_xpos_the_same_quote_falls_back_to_position():
 def test_quote_xpos_detection():
     assert detect_quote_xpos(EN, read_conllu(EN)) is True
     assert detect_quote_xpos(ES, read_conllu(ES)) is False  # not English: never trusted
+    # the workflow's copies keep the treebank's name in their folder, not in the file name
+    sents = read_conllu(EN)
+    assert detect_quote_xpos("corpus/en_ewt/punct/train.conllu", sents) is True
+    assert detect_quote_xpos("corpus/es_gsd/punct/train.conllu", sents) is False
 
 
 def test_quotes_paired_by_head_and_position_fallback(es):
