@@ -22,6 +22,9 @@ WORKFLOWS = {
     "degraded": ["preprocess-degraded", "train-parser-degraded", "evaluate-parser-degraded", "parse-test-degraded",
                  "restore-degraded"],
     "mixture": ["train-parser-seed", "parse-test-seed", "evaluate-mixture"],
+    "kbest": ["parse-kbest", "restore-kbest"],
+    "domain": ["domain-restore"],
+    "packages": ["package-shipped"],
     "jackknife": ["jackknife-parse", "train-on-parsed", "evaluate-on-parsed"],
     "baselines": [f"baseline-{s}" for s in ("trivial", "crf_lexical", "crf_tagger", "attn_tagger", "spacy_tagger")],
     "fold": ["keep-fold"],
@@ -29,11 +32,17 @@ WORKFLOWS = {
     "results": ["results-table", "plot-aed-las"],
     "benchmarks": ["bench"],
     "stream": ["preprocess-stream", "train-parser-stream", "evaluate-parser-stream"],
+    "truecase": ["preprocess-truecase", "train-truecaser", "evaluate-truecaser"],
+    "what-learned": ["train-xi", "learned"],
+    "stream-restore": ["stream-restore-trivial", "stream-restore-shipped", "stream-restore-crf_lexical",
+                       "stream-restore-table"],
+    "ted": ["ted-shipped", "ted-crf_lexical", "ted-punctgen", "ted-crf_lexical-matched", "ted-table"],
+    "correction": ["correct-eval", "correct-table"],
 }
 #: commands run by hand, in no workflow: ship-parser replaces the package's shipped parser
-BY_HAND = ["ship-parser"]
+BY_HAND = ["ship-parser", "ship-truecaser"]
 # The order the workflows are run in (docs/workflow.md): each one reads what the earlier ones wrote.
-ORDER = ["all", "stream", "degraded", "mixture", "jackknife", "baselines", "fold", "cross-validation", "results", "benchmarks"]
+ORDER = ["all", "stream", "truecase", "degraded", "mixture", "kbest", "jackknife", "baselines", "domain", "packages", "fold", "cross-validation", "results", "benchmarks", "what-learned", "stream-restore", "ted", "correction"]
 LOCAL_UD = {"ud_dir": "../shared/ud/en_ewt", "treebank": "en_ewt"}
 DEV_AS_TRAIN = {"ud_dir": "../shared/ud/es_ancora_ud14", "treebank": "es_ancora_ud14", "lang": "es",
                 "protocol": "dev-as-train"}
@@ -86,7 +95,10 @@ def test_every_dep_is_an_earlier_output_or_an_input(vars_):
                   # the folder every system writes into
                   or (name in ("results-table", "fold-table", "pool-folds") and dep == "metrics")
                   or (name == "keep-fold" and dep == f"metrics/{config['vars']['treebank']}")
-                  or (dep.split("/")[0] in ("configs", "scripts") and (ROOT / dep).is_file()))
+                  or (dep.split("/")[0] in ("configs", "scripts") and (ROOT / dep).is_file())
+                  # the shipped models and the TED file (`stream-restore`, `ted`)
+                  or (dep.startswith("spacy_punctgen/models/") and (ROOT / dep).is_dir())
+                  or dep == config["vars"]["ted_tsv"])
             assert ok, f"{name}: dep {dep} is neither produced earlier, nor under {ud_dir}, nor a repo file"
         produced.extend(cmd["outputs"])
     # nothing is written into the UD folder
@@ -161,7 +173,8 @@ def test_punctgen_cli_calls_use_existing_commands_and_options():
             inner = argv[argv.index("--") + 1:]
             assert inner[1:3] == ["-m", "spacy_punctgen"]
             seen.add(parser.parse_args(inner[3:]).command)
-    assert seen == {"convert", "train", "evaluate", "evaluate-restore", "baseline", "bench"}
+    assert seen == {"convert", "train", "evaluate", "evaluate-restore", "baseline", "bench", "learned",
+                    "evaluate-stream", "stream-table"}
 
 
 TUNED = {"crf_lexical": {"c2": [0.01, 0.1, 0.3, 1.0, 3.0, 10.0]},
@@ -198,13 +211,12 @@ def test_protocol_reaches_every_train_and_dev_conversion():
                 n += 1
             else:
                 assert args.split == "test"
-    assert n == 7  # punct/depunct x train/dev, the degraded training file, the stream parser's punct train/dev
+    assert n == 9  # punct/depunct x train/dev, the degraded training file, the stream parser's punct and stream train/dev
     # punctgen and the baselines read the converted files, never the UD folder
     for name, argv in _script_lines(DEV_AS_TRAIN):
         # (bench measures speed on the raw UD splits, whatever the evaluation protocol)
         # (the stream documents are cut from the UD folder with the same protocol as convert)
-        assert (not any(a.startswith("../shared/ud") for a in argv[3:]) or argv[3] in ("convert", "bench")
-                or argv[2] == "spacy_punctgen.data.stream"), (name, argv)
+        assert not any(a.startswith("../shared/ud") for a in argv[3:]) or argv[3] in ("convert", "bench"), (name, argv)
 
 
 def test_cv_fold_reaches_every_conversion():
@@ -213,11 +225,12 @@ def test_cv_fold_reaches_every_conversion():
     cv = {**DEV_AS_TRAIN, "protocol": "cv", "cv_folds": 7, "cv_fold": 3, "treebank": "cs_cltt_cv3"}
     splits = []
     for name, argv in _script_lines(cv):
-        if argv[1:4] == ["-m", "spacy_punctgen", "convert"]:
+        if argv[1:4] == ["-m", "spacy_punctgen", "convert"] and name != "domain-restore":
+            # (domain-restore converts another treebank's own test split, whatever the protocol)
             args = parser.parse_args(argv[3:])
             assert (args.protocol, args.cv_folds, args.cv_fold) == ("cv", 7, 3), (name, argv)
             splits.append(args.split)
-    assert sorted(splits) == sorted(["train", "dev", "test"] * 2 + ["train"] + ["train", "dev"])  # + degraded, stream
+    assert sorted(splits) == sorted(["train", "dev", "test"] * 3 + ["train"] + ["train", "dev"])  # + stream documents, degraded, stream punct
 
 
 def test_parser_config_accepts_the_overrides():
@@ -238,7 +251,8 @@ def test_parser_config_accepts_the_overrides():
         typed = {k: (int(v) if v.lstrip("-").isdigit() else v) for k, v in overrides.items()}
         cfg = load_config(ROOT / argv[4], overrides=typed, interpolate=True)
         assert cfg["training"]["max_steps"] == typed["training.max_steps"]
-        assert cfg["nlp"]["pipeline"] == ["tok2vec", "tagger", "morphologizer", "parser"]
+        truecaser = argv[4] == "configs/truecase.cfg"
+        assert cfg["nlp"]["pipeline"] == (["punctgen_truecase"] if truecaser else ["tok2vec", "tagger", "morphologizer", "parser"])
 
 
 @pytest.mark.slow

@@ -1,0 +1,109 @@
+"""``punctgen correct``: propose corrected punctuation for punctuated text (docs/correction.md).
+
+* A CoNLL-U file (``*.conllu``): every kept sentence with its own tree (the file's gold trees);
+  the output is one line per sentence, the words with the corrected punctuation
+  (:func:`spacy_punctgen.decode.correct.correct_sentences`).
+* A text file (one paragraph per line, or stdin): each line is parsed by ``--parser``, a spaCy pipeline
+  with a UD parser of *punctuated* text, and corrected by
+  :func:`spacy_punctgen.pipeline.correct.correct_docs`; the output is ``doc._.corrected_text``
+  (unchanged gaps keep their characters).
+
+``--noise`` reads a noise model written by the ``correct-eval`` workflow command (rates fitted on
+damaged dev data); by default the noise model has the damage generator's rates.  ``--json`` adds every
+changed slot.
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from spacy_punctgen.cli import check_output_file, command
+from spacy_punctgen.cli.restore import _load_parser, _read_lines
+from spacy_punctgen.decode.correct import SlotNoise, correct_sentences
+from spacy_punctgen.decode.render import render_text
+from spacy_punctgen.errors import Errors
+
+
+def _arguments(p) -> None:
+    p.add_argument("input", nargs="?", default="-",
+                   help="a CoNLL-U file (*.conllu: its own trees) or a text file, one paragraph per line "
+                        "(default: stdin)")
+    p.add_argument("--model", default=None,
+                   help="punctuation model directory written by `train` (default: the one shipped for --lang)")
+    p.add_argument("--lang", default="en", help="language of the shipped model used without --model")
+    p.add_argument("--parser", default=None,
+                   help="text input: spaCy pipeline with a UD parser of punctuated text (required for text)")
+    p.add_argument("--noise", default=None, help="noise model JSON (correct-eval's correct_noise.json)")
+    p.add_argument("--output", "-o", default=None, help="write the corrected lines here (default: stdout)")
+
+
+def _noise(path):
+    if path is None:
+        return SlotNoise.from_config()
+    try:
+        return SlotNoise.from_dict(json.loads(Path(path).read_text(encoding="utf-8")))
+    except (OSError, ValueError) as err:
+        raise ValueError(Errors.E833.format(path=path, err=err)) from None
+
+
+def _correct_conllu(model, path: str, noise):
+    from spacy_punctgen.data.preprocess import preprocess_file
+
+    if not Path(path).is_file():
+        raise FileNotFoundError(Errors.E618.format(path=path))
+    sents, _ = preprocess_file(path)
+    if not sents:
+        raise ValueError(Errors.E834.format(path=path))
+    out, changes = [], []
+    for s, ch in zip(sents, correct_sentences(model, sents, noise)):
+        space = "" if s.text is not None and " " not in s.text.strip() else " "
+        out.append(render_text(s.words, [space] * (len(s.words) - 1) + [""], [c.surface for c in ch]))
+        changes += [{"sent_id": s.sent_id, "slot": i, "observed": list(c.observed), "corrected": list(c.surface),
+                     "prob": round(c.prob, 6)} for i, c in enumerate(ch) if c.surface != c.observed]
+    return out, changes, len(sents)
+
+
+def _correct_text(model, args, noise):
+    from spacy_punctgen.pipeline.correct import correct_docs
+
+    if args.parser is None:
+        raise ValueError(Errors.E835)
+    nlp = _load_parser(args.parser)
+    lines = _read_lines(args.input)
+    idx = [i for i, line in enumerate(lines) if line.strip()]
+    docs = list(nlp.pipe([lines[i].strip() for i in idx]))
+    results = correct_docs(model, docs, noise=noise)
+    texts = list(lines)
+    changes = []
+    for i, res in zip(idx, results):
+        texts[i] = res["corrected_text"].rstrip()
+        changes += [{"line": i + 1, "sentence": e["sentence"], "slot": e["slot"], "observed": list(e["observed"]),
+                     "corrected": list(e["surface"]), "prob": round(e["prob"], 6)}
+                    for e in res["corrected_punct"] if e["surface"] != e["observed"]]
+    return texts, changes, sum(len({e["sentence"] for e in r["corrected_punct"]}) for r in results)
+
+
+@command("correct", "Correct the punctuation of punctuated text (CoNLL-U with its trees, or text with --parser)",
+         _arguments)
+def correct_cli(args) -> dict:
+    from spacy_punctgen.model.punct_model import PunctModel
+    from spacy_punctgen.pipeline.shipped import default_model_path
+
+    check_output_file(args.output, "--output")
+    noise = _noise(args.noise)
+    model = PunctModel.from_disk(args.model if args.model is not None else default_model_path(args.lang))
+    if args.input != "-" and args.input.endswith(".conllu"):
+        texts, changes, n = _correct_conllu(model, args.input, noise)
+    else:
+        texts, changes, n = _correct_text(model, args, noise)
+    result = {"sentences": n, "changes": changes, "n_changes": len(changes), "noise": noise.to_dict()}
+    if args.output:
+        out = Path(args.output)
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text("".join(t + "\n" for t in texts), encoding="utf-8")
+        result["output"] = str(out)
+        result["_text"] = f"wrote {len(texts)} lines ({len(changes)} changed slots) to {out}"
+    else:
+        result["texts"] = texts
+        result["_text"] = "\n".join(texts)
+    return result
