@@ -181,6 +181,8 @@ class Errors:
     E184 = ("[E184] sentence #{k}, tree {j}: {pairs} pair arrays and {probs} probability arrays for "
             "{n} nodes (one each per node)")
     E189 = "[E189] slot_mbr: inconsistent input arrays: {what}"
+    # the compiled ATTACH scoring of decoding and analysis (cython_ext/train.pyx attach_scores)
+    E185 = "[E185] attach_scores: node {w} has no context units (every node has at least the relation bias)"
 
     # reading treebanks (spacy_punctgen/data/)
     E500 = "[E500] {folder}: several {split} files: {files}"

@@ -369,22 +369,37 @@ def section_analysis(parser, pipe, texts: Sequence[str], repeats: int) -> Tuple[
     return {"analysis_throughput": fig}, docs, len(texts) / t_parse
 
 
-def section_restore(model, dev_sents, n_sents: int, n_samples: int, parser_sps: float) -> dict:
+def section_restore(model, dev_sents, n_sents: int, n_samples: int, parser_sps: float,
+                    n_marginal: Optional[int] = None) -> dict:
     """Decoder sentences per second against the parser's, each decoder over the whole batch (as
-    the component calls it): ``marginal`` (the default), ``slot`` and ``sample``."""
+    the component calls it): ``marginal`` (the default), ``slot`` and ``sample``.  ``marginal``
+    runs on ``n_marginal`` sentences (default ``n_sents``) and also reports CPU figures: end to
+    end, and split into ATTACH's priors (``_prepare_mixtures``) and the decoding."""
+    from spacy_punctgen.decode import mbr
     from spacy_punctgen.decode.mbr import restore_sentences
 
-    sents = [s for s in dev_sents if len(s) <= 60][:n_sents]
+    short = [s for s in dev_sents if len(s) <= 60]
     out = {}
     for method, kw in (("marginal", {}), ("slot", {}), ("sample", {"n_samples": n_samples})):
+        sents = short[:n_marginal or n_sents] if method == "marginal" else short[:n_sents]
         restore_sentences(model, sents[:2], method=method, seed=0, **kw)  # warm-up
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.process_time()
         restore_sentences(model, sents, method=method, seed=0, **kw)
-        sps = len(sents) / (time.perf_counter() - t0)
+        wall, cpu = time.perf_counter() - t0, time.process_time() - c0
+        sps = len(sents) / wall
+        extra = {"cpu_sentences_per_second": round(len(sents) / cpu, 2)}
+        if method == "marginal":  # the same sentences again, in two steps (units already seen)
+            c0 = time.process_time()
+            prior_sets, channel = mbr._prepare_mixtures(model, [[s] for s in sents])
+            c1 = time.process_time()
+            mbr._marginal(model, prior_sets, channel)
+            c2 = time.process_time()
+            extra.update(priors_cpu_sentences_per_second=round(len(sents) / (c1 - c0), 2),
+                         decode_cpu_sentences_per_second=round(len(sents) / (c2 - c1), 2))
         out[f"restore_{method}"] = _figure(
             round(sps, 2), "sentences/s", reference=round(parser_sps, 2),
             ref_unit="sentences/s (spaCy parser pipeline)", ratio=sps / parser_sps,
-            meaning="decoder sentences/s / parser sentences/s", n_sentences=len(sents),
+            meaning="decoder sentences/s / parser sentences/s", n_sentences=len(sents), **extra,
             **({"n_samples": n_samples} if method == "sample" else {}))
     return out
 
@@ -542,6 +557,7 @@ def run_bench(data: Optional[str] = None, parser_path: Optional[str] = None, mod
     treebank = _treebank_name(folder)
     repeats = repeats or (1 if quick else 3)
     n = {"dp": 15 if quick else 200, "dp_budget": 5.0 if quick else 60.0, "texts": 60 if quick else 10**9, "restore": 5 if quick else 100,
+         "restore_marginal": 5 if quick else 1000,
          "samples": 1000, "memory": 400 if quick else 10_000, "scale_words": 300 if quick else 3000,
          "pipe": 60 if quick else 2000, "parser_epochs": 2 if quick else 5}
     for s in sections:
@@ -610,7 +626,7 @@ def run_bench(data: Optional[str] = None, parser_path: Optional[str] = None, mod
                 figures.update(fig)
         if "restore" in sections:
             step("restore: slot and sample decoders")
-            res = section_restore(model, dev_sents, n["restore"], n["samples"], parser_sps)
+            res = section_restore(model, dev_sents, n["restore"], n["samples"], parser_sps, n["restore_marginal"])
             if "restore_skipped" in res:
                 out["restore_skipped"] = res.pop("restore_skipped")
             figures.update(res)
@@ -671,6 +687,12 @@ def markdown_table(result: dict) -> str:
                       f"words/s (ratio {an['cpu_ratio']:.3g}). punctgen one Doc at a time (`pipe(doc)`): "
                       f"{an['one_doc_at_a_time_words_per_second']:,} words/s wall, "
                       f"{an['one_doc_at_a_time_cpu_words_per_second']:,} CPU."]
+    rm = result["figures"].get("restore_marginal")
+    if rm and "priors_cpu_sentences_per_second" in rm:
+        lines += ["", f"Restoration (`marginal`, {rm['n_sentences']:,} sentences) in CPU seconds: "
+                      f"{rm['cpu_sentences_per_second']:,} sentences/s end to end; ATTACH priors "
+                      f"{rm['priors_cpu_sentences_per_second']:,}, decoding {rm['decode_cpu_sentences_per_second']:,} "
+                      f"sentences/s."]
     scal = result["figures"].get("scaling")
     if scal:
         lines += ["", "Time per word by sentence length (analysis = compile + Viterbi + inside; dp = inside only):",

@@ -56,6 +56,7 @@ from spacy_punctgen.data.trees import tree_structure
 from spacy_punctgen.data.underlying import slot_parts
 from spacy_punctgen.decode.exact import marginal_choices
 from spacy_punctgen.inference.dp import BOS
+from spacy_punctgen.inference._train import segment_sums
 from spacy_punctgen.model.channel import _PENDS_B, _WRITES_A, _WRITES_B, State, channel_step
 from spacy_punctgen.model.features import SURFACE_TEMPLATES
 from spacy_punctgen.data.preprocess import PunctSentence
@@ -85,7 +86,7 @@ EDIT_BLOCK_WORDS = 1 << 17
 SLOT_WORK = 1 << 23
 #: "slot"/"sample": at most about this many (slot half or node) x sample entries are sampled at once
 SAMPLE_BLOCK = 1 << 19
-_CHUNK = 64  # sentences per ATTACH forward batch
+_CHUNK = 256  # sentences per ATTACH forward batch
 
 Surface = Tuple[str, ...]
 
@@ -247,11 +248,19 @@ def _check_model(model) -> None:
         raise ValueError(Errors.E104.format(templates=sorted(inner)))
 
 
-def _priors(model, sentences: Sequence[PunctSentence], offset: int = 0) -> List[_Prior]:
-    """ATTACH's ``p_θ(l, r | w)`` over ``W_d(w)`` for every node of several sentences (batched)."""
-    spans = [_check_sentence(s, offset + k) for k, s in enumerate(sentences)]
+def _priors(model, sentences: Sequence[PunctSentence], offset: int = 0,
+            spans: Optional[Sequence[Tuple[List[int], List[int]]]] = None) -> List[_Prior]:
+    """ATTACH's ``p_θ(l, r | w)`` over ``W_d(w)`` for every node of several sentences (batched).
+
+    ``spans``: each sentence's ``_check_sentence`` result, when the caller has it already.
+    Scored by the compiled ``AttachScorer.score``; each node's ``exp(log p)`` is normalised by
+    its sum as ``np.exp(logp[lo:hi]) / ….sum()`` would (``_train.segment_sums`` sums as NumPy
+    does), for all nodes of a chunk at once."""
+    if spans is None:
+        spans = [_check_sentence(s, offset + k) for k, s in enumerate(sentences)]
     out: List[_Prior] = []
     ex = model.extractor
+    tables = ex.rel_tables
     for a in range(0, len(sentences), _CHUNK):
         part = sentences[a:a + _CHUNK]
         rels, ptrs, units, off = [], [np.zeros(1, dtype=np.int64)], [], 0
@@ -261,17 +270,19 @@ def _priors(model, sentences: Sequence[PunctSentence], offset: int = 0) -> List[
             ptrs.append(p[1:] + off)
             units.append(u)
             off += int(p[-1])
-        fwd = model.scorer.predict(model.theta, np.concatenate(rels), np.concatenate(ptrs),
-                                   np.concatenate(units))
+        fwd = model.scorer.score(model.theta, np.concatenate(rels), np.concatenate(ptrs), np.concatenate(units))
+        node_off = fwd.node_off
+        p = np.exp(fwd.logp)
+        sums = np.empty(len(node_off) - 1, dtype=np.float64)
+        segment_sums(p, node_off, sums)
+        p /= np.repeat(sums, np.diff(node_off))
+        bounds = node_off.tolist()
         node = 0
         for k, (s, r) in enumerate(zip(part, rels)):
-            pairs, probs = [], []
-            for w in range(len(s.words)):
-                lo, hi = fwd.node_off[node], fwd.node_off[node + 1]
-                p = np.exp(fwd.logp[lo:hi])
-                pairs.append(ex.rel_tables[int(r[w])].pairs)
-                probs.append(p / p.sum())
-                node += 1
+            n = len(r)
+            pairs = [tables[rid].pairs for rid in r.tolist()]
+            probs = [p[bounds[w]:bounds[w + 1]] for w in range(node, node + n)]
+            node += n
             first, last = spans[a + k]
             out.append(_Prior(pairs, probs, first, last))
     return out
@@ -1246,11 +1257,10 @@ def _decode(model, priors: Sequence[_Prior], channel: _Channel, method: str, n_s
 def _prepare(model, sentences: Sequence[PunctSentence]) -> Tuple[List[_Prior], _Channel]:
     _check_model(model)
     sentences = list(sentences)
-    for k, s in enumerate(sentences):
-        _check_sentence(s, k)
+    spans = [_check_sentence(s, k) for k, s in enumerate(sentences)]  # all checked before any work
     priors: List[_Prior] = []
     for a in range(0, len(sentences), _CHUNK):
-        priors.extend(_priors(model, sentences[a:a + _CHUNK], offset=a))
+        priors.extend(_priors(model, sentences[a:a + _CHUNK], offset=a, spans=spans[a:a + _CHUNK]))
     return priors, _channel_for(model)
 
 

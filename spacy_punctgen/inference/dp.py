@@ -243,29 +243,42 @@ def inside_outside(lat: Lattice, grammar: Grammar, cand_p, phi, r2l: bool, grad:
     return DPResult(float(logZ), mu, counts, dmu, dcounts)
 
 
-def log_prob(lat: Lattice, grammar: Grammar, cand_p, phi, r2l: bool) -> float:
-    """log p(x|T) only (inside pass)."""
+def log_prob(lat: Lattice, grammar: Grammar, cand_p, phi, r2l: bool, phi_checked: bool = False) -> float:
+    """log p(x|T) only (inside pass).  ``phi_checked``: as for :func:`inside_outside`."""
     p = _check_p(lat, cand_p)
     _check_grammar(lat, grammar)
     if lat.n_candidates == 0:
         return -np.inf
-    return float(_dp.run_dp(lat, grammar, p, _check_phi(grammar, phi), bool(r2l), "sum", False, False)[0])
+    if not phi_checked:
+        phi = _check_phi(grammar, phi)
+    return float(_dp.run_dp(lat, grammar, p, phi, bool(r2l), "sum", False, False)[0])
 
 
-def viterbi(lat: Lattice, grammar: Grammar, cand_p, phi, r2l: bool) -> Tuple[float, np.ndarray]:
+def viterbi(lat: Lattice, grammar: Grammar, cand_p, phi, r2l: bool,
+            phi_checked: bool = False) -> Tuple[float, np.ndarray]:
     """Best joint derivation (underlying tree and channel path): its log-probability and
-    the chosen lattice candidate per node (-1 everywhere if x is impossible)."""
+    the chosen lattice candidate per node (-1 everywhere if x is impossible).
+    ``phi_checked``: as for :func:`inside_outside`."""
     p = _check_p(lat, cand_p)
     _check_grammar(lat, grammar)
     best = np.full(lat.n, -1, dtype=np.int64)
     if lat.n_candidates == 0:
         return -np.inf, best
-    logmax, mu, _, _, _ = _dp.run_dp(lat, grammar, p, _check_phi(grammar, phi), bool(r2l), "max", True, False)
+    if not phi_checked:
+        phi = _check_phi(grammar, phi)
+    logmax, mu, _, _, _ = _dp.run_dp(lat, grammar, p, phi, bool(r2l), "max", True, False)
     if logmax == -np.inf:
         return -np.inf, best
-    for w in range(lat.n):
-        a, b = int(lat.cand_ptr[w]), int(lat.cand_ptr[w + 1])
-        best[w] = a + int(np.argmax(mu[a:b]))
+    ptr = np.asarray(lat.cand_ptr, dtype=np.int64)
+    if np.all(ptr[1:] > ptr[:-1]) and not np.isnan(mu).any():
+        # each node's first candidate of greatest max-marginal (np.argmax per node, at once)
+        top = np.maximum.reduceat(mu, ptr[:-1])
+        hit = np.flatnonzero(mu == np.repeat(top, np.diff(ptr)))
+        best[:] = hit[np.searchsorted(hit, ptr[:-1])]
+    else:
+        for w in range(lat.n):
+            a, b = int(lat.cand_ptr[w]), int(lat.cand_ptr[w + 1])
+            best[w] = a + int(np.argmax(mu[a:b]))
     return float(logmax), best
 
 

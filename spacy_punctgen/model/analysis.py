@@ -10,7 +10,7 @@ from typing import List, Optional, Sequence, Tuple
 import numpy as np
 
 from spacy_punctgen.data.preprocess import PunctSentence
-from spacy_punctgen.inference.dp import Lattice, log_prob as dp_log_prob, restrict_lattice, viterbi
+from spacy_punctgen.inference.dp import Lattice, _check_phi, log_prob as dp_log_prob, restrict_lattice, viterbi
 from spacy_punctgen.model.backoff import backoff_mixture
 
 Pairs = List[Tuple[Tuple[str, ...], Tuple[str, ...]]]
@@ -48,6 +48,7 @@ def analyze(model, sentences: Sequence[PunctSentence], chunk: int = 256, logprob
     out: List[Tuple[Optional[Pairs], Optional[float]]] = []
     smoothed = logprob and model.smooth_delta > 0
     phi, g, r2l = model._phi(), model.grammar, model.r2l
+    phi = _check_phi(g, phi)  # once for the batch, not twice per sentence
     n_pm = len(g.punctemes)
     for a in range(0, len(sentences), max(1, int(chunk))):
         preps = [model.prepare(s, smoothed) for s in sentences[a:a + chunk]]
@@ -57,11 +58,11 @@ def analyze(model, sentences: Sequence[PunctSentence], chunk: int = 256, logprob
         for j, (prep, ps) in enumerate(zip(preps, pos)):
             lat = prep.lattice
             if logprob:
-                lp[j] = dp_log_prob(lat, g, model._cand_p(fwd, prep, ps), phi, r2l)
+                lp[j] = dp_log_prob(lat, g, model._cand_p(fwd, prep, ps), phi, r2l, phi_checked=True)
             if smoothed and lat.n_candidates:
                 plain = ~prep.cand_extra
                 lat, ps = restrict_lattice(lat, plain, n_pm), ps[plain]
-            logbest, best = viterbi(lat, g, np.exp(fwd.logp[ps]), phi, r2l)
+            logbest, best = viterbi(lat, g, np.exp(fwd.logp[ps]), phi, r2l, phi_checked=True)
             bests.append(_pairs(model, lat, best) if np.isfinite(logbest) else None)
         if logprob:
             lp = backoff_mixture(lp, model._backoff_q(preps), model.backoff_eps)

@@ -220,6 +220,30 @@ class AttachScorer:
 
         return AttachForward(node_off, logp, []), backprop
 
+    def score(self, theta: np.ndarray, rel_ids: np.ndarray, unit_ptr: np.ndarray,
+              units: np.ndarray) -> AttachForward:
+        """:meth:`predict`'s log-probabilities, equal to the bit, in one compiled pass (no
+        ``groups``): decoding and analysis score every batch with it.  The pair scores are
+        summed in :meth:`predict`'s order (``_train.attach_scores``, NumPy's pairwise
+        summation included); ``exp`` and ``log`` stay NumPy's."""
+        e_ptr, e_col, e_feat = self._ensure()
+        rel_ids = np.ascontiguousarray(rel_ids, dtype=np.int64)
+        unit_ptr = np.ascontiguousarray(unit_ptr, dtype=np.int64)
+        units = np.ascontiguousarray(units, dtype=np.int64)
+        P, K, V, off, pc = self._tables()
+        sizes = P[rel_ids]
+        node_off = np.zeros(len(rel_ids) + 1, dtype=np.int64)
+        np.cumsum(sizes, out=node_off[1:])
+        z = np.empty(int(node_off[-1]), dtype=np.float64)
+        theta = np.ascontiguousarray(theta)
+        if theta.dtype != np.float64:
+            theta = theta.astype(np.float32, copy=False)
+        _train.attach_scores(theta, rel_ids, unit_ptr, units, e_ptr, e_col, e_feat, P, K, V, off, pc,
+                             node_off, z)
+        lse = np.empty(len(rel_ids), dtype=np.float64)
+        _train.segment_sums(np.exp(z), node_off, lse)
+        return AttachForward(node_off, z - np.repeat(np.log(lse), sizes), [])
+
     def unit_weights(self, theta: np.ndarray, uids: np.ndarray, table
                      ) -> Tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """Dense column weights ``(U, V)`` of units sharing one relation table, and their entries."""

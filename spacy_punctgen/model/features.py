@@ -703,7 +703,7 @@ class FeatureExtractor:
         self.config = config or FeatureConfig()
         self.rel_ids: Dict[str, int] = {}
         self.rel_tables: List[RelationTable] = []
-        self._unit_ids: Dict[Tuple[int, str], int] = {}
+        self._unit_ids: Dict[int, Dict[str, int]] = {}  # relation id -> context -> unit id
         self._unit_rel: List[int] = []
         self._unit_hash: List[int] = []
         self._unit_str: List[str] = []
@@ -746,11 +746,13 @@ class FeatureExtractor:
 
     # -- contexts ------------------------------------------------------------
     def unit_id(self, rel_id: int, context: str) -> int:
-        key = (rel_id, context)
-        uid = self._unit_ids.get(key)
+        known = self._unit_ids.get(rel_id)
+        if known is None:
+            known = self._unit_ids[rel_id] = {}
+        uid = known.get(context)
         if uid is None:
             uid = len(self._unit_rel)
-            self._unit_ids[key] = uid
+            known[context] = uid
             self._unit_rel.append(rel_id)
             self._unit_hash.append(self._hash(context))
             self._unit_str.append(context)
@@ -784,16 +786,17 @@ class FeatureExtractor:
         """``(rel_ids[n], unit_ptr[n+1], unit_ids[E])``: each node's relation table and context units."""
         ctxs = node_contexts(sentence, self.inventory, self.config.templates)
         rids = [self.relation_id(d) for d in sentence.deprels]
-        ptr = np.zeros(len(ctxs) + 1, dtype=np.int64)
+        ptr = [0]
         units: List[int] = []
-        known = self._unit_ids
-        for w, cs in enumerate(ctxs):
-            rid = rids[w]
-            for c in cs:
-                uid = known.get((rid, c))
-                units.append(self.unit_id(rid, c) if uid is None else uid)
-            ptr[w + 1] = len(units)
-        return np.array(rids, dtype=np.int64), ptr, np.array(units, dtype=np.int64)
+        by_rel = self._unit_ids
+        for rid, cs in zip(rids, ctxs):
+            known = by_rel.get(rid)
+            got = list(map(known.get, cs)) if known is not None else [None] * len(cs)
+            if None in got:  # new contexts: intern them (in order)
+                got = [self.unit_id(rid, c) if u is None else u for c, u in zip(cs, got)]
+            units += got
+            ptr.append(len(units))
+        return np.array(rids, dtype=np.int64), np.array(ptr, dtype=np.int64), np.array(units, dtype=np.int64)
 
 
 class FeatureIndex:

@@ -307,9 +307,14 @@ class PunctModel:
             pos.append(ps)
         return pos, node_start
 
-    def _forward(self, batch: Sequence[Prepared]) -> Tuple[AttachForward, List[np.ndarray], np.ndarray]:
-        """ATTACH's scores of a batch (:meth:`.AttachScorer.predict`), with :meth:`_positions`."""
-        fwd = self.scorer.predict(self.theta, *self._nodes(batch))
+    def _forward(self, batch: Sequence[Prepared], reference: bool = False
+                 ) -> Tuple[AttachForward, List[np.ndarray], np.ndarray]:
+        """ATTACH's scores of a batch, with :meth:`_positions`: compiled
+        (:meth:`.AttachScorer.score`), or with ``reference`` the NumPy
+        :meth:`.AttachScorer.predict` (equal to the bit, and with the ``groups`` that the NumPy
+        backward of the tests reads)."""
+        nodes = self._nodes(batch)
+        fwd = self.scorer.predict(self.theta, *nodes) if reference else self.scorer.score(self.theta, *nodes)
         pos, node_start = self._positions(fwd, batch)
         return fwd, pos, node_start
 

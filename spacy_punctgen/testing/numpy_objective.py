@@ -23,7 +23,7 @@ def objective_and_gradient(model, batch: Sequence, l2: float = 0.0, xi: Optional
     computes; with ``sparse`` the feature ids may repeat (add them up)."""
     xi = model.xi if xi is None else float(xi)
     check_trainable(batch)
-    fwd, pos, node_start = model._forward(batch)
+    fwd, pos, node_start = model._forward(batch, reference=True)
     p = np.exp(fwd.logp)
     G = np.zeros_like(p)
     phi = model._phi()

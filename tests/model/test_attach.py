@@ -160,3 +160,58 @@ def test_sparse_backward_matches_dense():
     dense = np.zeros(index.size)
     np.add.at(dense, idx, val)
     np.testing.assert_allclose(dense, backward(scorer, fwd, G), rtol=1e-12, atol=1e-12)
+
+
+def _same_bits(a, b):
+    a, b = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
+    return a.shape == b.shape and np.array_equal(a.view(np.int64), b.view(np.int64))
+
+
+@pytest.mark.parametrize("theta_scale", [0.7, 30.0])
+def test_compiled_score_equals_numpy_predict_to_the_bit(theta_scale):
+    # score() sums in predict()'s order (NumPy's pairwise summation included), so every
+    # log-probability is the same float64, float32 θ included
+    inv, ex, index, scorer, data, theta = _setup(theta_scale=theta_scale)
+    rel, ptr, units = _batch(data)
+    for th in (theta, theta.astype(np.float32)):
+        want = scorer.predict(th, rel, ptr, units)
+        got = scorer.score(th, rel, ptr, units)
+        assert np.array_equal(got.node_off, want.node_off)
+        assert _same_bits(got.logp, want.logp)
+
+
+def test_compiled_score_long_unit_lists():
+    # nodes with 1, 7, 8, 9, 16, 129 and 300 units (NumPy's pairwise blocks of 8, 128 and
+    # the halving above), units repeated within and across nodes, in a shuffled order
+    inv, ex, index, scorer, data, theta = _setup(theta_scale=5.0, seed=3)
+    rng = np.random.default_rng(1)
+    rel_all, _, _ = _batch(data)
+    rid = int(rel_all[0])
+    pool = np.array([u for u in range(ex.n_units) if ex.unit_relation(u) == rid], dtype=np.int64)
+    sizes = [1, 7, 8, 9, 16, 129, 300]
+    units = np.concatenate([rng.choice(pool, size=k) for k in sizes])
+    ptr = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
+    rel = np.full(len(sizes), rid, dtype=np.int64)
+    assert _same_bits(scorer.score(theta, rel, ptr, units).logp, scorer.predict(theta, rel, ptr, units).logp)
+
+
+def test_compiled_score_refuses_a_node_without_units():
+    inv, ex, index, scorer, data, theta = _setup()
+    rel, ptr, units = _batch(data)
+    ptr = ptr.copy()
+    ptr[1] = ptr[0]  # node 0 loses its units
+    with pytest.raises(ValueError, match="E185"):
+        scorer.score(theta, rel, ptr, units)
+
+
+def test_segment_sums_equal_numpy_row_sums():
+    from spacy_punctgen.inference._train import segment_sums
+
+    rng = np.random.default_rng(0)
+    lens = np.array([1, 3, 7, 8, 9, 15, 16, 17, 127, 128, 129, 300, 1000, 0])
+    off = np.concatenate([[0], np.cumsum(lens)]).astype(np.int64)
+    x = rng.standard_normal(int(off[-1])) * 10.0 ** rng.uniform(-8, 8, int(off[-1]))
+    out = np.empty(len(lens))
+    segment_sums(x, off, out)
+    want = np.array([x[a:b].sum() for a, b in zip(off[:-1], off[1:])])
+    assert _same_bits(out, want)
