@@ -81,7 +81,7 @@ class Errors:
     E098 = "[E098] the pipeline has no component named 'parser' (it has {pipes}): k-best trees need a spaCy parser"
 
     # shipped pipelines and long input (spacy_punctgen/pipeline/load.py, pipeline/stream.py)
-    E050 = "[E050] spacy_punctgen.load: mode must be 'restore' or 'analyze', not {mode!r}"
+    E050 = "[E050] spacy_punctgen.load: mode must be 'restore', 'analyze' or 'correct', not {mode!r}"
     E051 = ("[E051] no parser ships for language {lang!r} (shipped: {shipped}); pass parser=PATH (a spaCy "
             "pipeline with a UD parser) and model=PATH")
     E052 = ("[E052] the parser shipped for language {lang!r} is incomplete: {path} lacks {missing} (broken "

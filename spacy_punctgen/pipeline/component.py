@@ -46,6 +46,11 @@ replaced): surface punctuation per slot is chosen by :func:`decode.restore_sente
 * ``doc._.restored_text``: the text with the punctuation inserted, exactly the text of
   :func:`doc_convert.insert_punctuation` ``(doc)``, which returns that Doc.
 
+``mode = "correct"`` (punctuated text that may hold errors): each slot's punctuation is
+corrected from the model's slot marginal times a noise model of how writers damage it
+(:mod:`.correct`, docs/correction.md): ``doc._.corrected_punct`` (per slot ``observed``,
+``surface``, ``prob``) and ``doc._.corrected_text``.
+
 Training.  The component is a :class:`TrainablePipe`: its θ and ψ live as float32
 params ``theta``/``psi`` of a parameter-only thinc :class:`Model`, the registered
 architecture ``spacy_punctgen.PunctModel.v1`` (:mod:`.architectures`, the ``thinc_model``
@@ -102,6 +107,7 @@ from spacy.training import Example, validate_examples, validate_get_examples
 from thinc.api import Model, Optimizer
 
 from spacy_punctgen.decode.mbr import MAX_SAMPLES, METHODS, restore_sentence, restore_sentences
+from spacy_punctgen.pipeline.correct import predict_corrections, set_corrections
 from spacy_punctgen.pipeline.doc_convert import check_doc, punct_sentences, docs_quote_xpos, gold_sentences, insert_punctuation
 from spacy_punctgen.errors import Errors, Warnings
 from spacy_punctgen.data.inventory import BOS, UNK_SYMBOL
@@ -111,7 +117,7 @@ from spacy_punctgen.pipeline.scorers import PUNCT_SCORER, punct_score
 
 MODEL_DIR = "model"
 CFG_FILE = "cfg"
-MODES = ("analyze", "restore")
+MODES = ("analyze", "restore", "correct")
 #: Settings of how the component runs: loading a saved component keeps the ones the loading
 #: pipeline's config gave it (e.g. ``spacy.load(path, config={"components": {"punctgen":
 #: {"mode": "restore"}}})``); every other setting comes from the saved ``cfg``.
@@ -275,7 +281,7 @@ def shipped_model_path(lang: str) -> Optional[Path]:
         "scorer": {"@scorers": PUNCT_SCORER},
     },
     assigns=["doc._.underlying_punct", "doc._.punct_logprob", "token._.punct_left", "token._.punct_right",
-             "doc._.restored_punct", "doc._.restored_text"],
+             "doc._.restored_punct", "doc._.restored_text", "doc._.corrected_punct", "doc._.corrected_text"],
     requires=["token.dep", "token.head", "token.pos"],
     default_score_weights={"punct_lp": 1.0, "punct_ppl": None, "punct_aed": None},
 )
@@ -401,6 +407,8 @@ class PunctGen(TrainablePipe):
                 check_doc(doc)
             if self.cfg["mode"] == "restore":
                 return self._restore(docs)
+            if self.cfg["mode"] == "correct":
+                return predict_corrections(self.punct_model, docs, quote_xpos=self.quote_xpos)
             return self._analyze(docs)
 
     def _unseen(self, tok: str) -> bool:
@@ -497,6 +505,10 @@ class PunctGen(TrainablePipe):
         return out
 
     def set_annotations(self, docs: Iterable[Doc], results: List[dict]) -> None:
+        docs = list(docs)
+        if results and "corrected_punct" in results[0]:
+            set_corrections(docs, results)
+            return
         for doc, res in zip(docs, results):
             if "restored_punct" in res:
                 doc._.restored_punct = res["restored_punct"]

@@ -39,7 +39,7 @@ PathLike = Union[str, Path]
 SHIPPED_PARSERS: Dict[str, str] = {"en": "en_ewt_parser"}
 #: what a shipped parser folder must hold (checked before spaCy reads it)
 PARSER_FILES = ("config.cfg", "meta.json", "parser/model", "tok2vec/model")
-MODES = ("restore", "analyze")
+MODES = ("restore", "analyze", "correct")
 #: language code -> shipped truecaser directory name (``load(..., truecase=True)``)
 SHIPPED_TRUECASERS: Dict[str, str] = {"en": "en_ewt_truecase"}
 #: what a shipped truecaser folder must hold
@@ -100,7 +100,8 @@ def load(lang: str = "en", mode: str = "restore", *, parser: Optional[PathLike] 
          truecase: Union[bool, PathLike] = False):
     """The shipped pipeline for ``lang``: parser + ``punctgen`` in ``mode`` ("restore": punctuate
     unpunctuated, possibly unsegmented and lowercased text, ``doc._.restored_text``; "analyze":
-    explain the punctuation of normal text).
+    explain the punctuation of normal text; "correct": propose corrections of the punctuation of
+    normal text, ``doc._.corrected_text``).
 
     ``parser``: another spaCy pipeline folder or package name with a UD parser (default: the
     shipped one); ``model``: another punctuation model folder (default: the one shipped for

@@ -170,3 +170,12 @@ def test_load_refuses_a_pipeline_without_parser(tmp_path):
     spacy.blank("en").to_disk(tmp_path / "blank")
     with pytest.raises(ValueError, match="E053"):
         load("en", parser=tmp_path / "blank")
+
+
+@needs_parser
+def test_load_correct(offline):
+    nlp = load("en", mode="correct")
+    assert nlp.get_pipe("punctgen").cfg["mode"] == "correct" and "punctgen_words" not in nlp.pipe_names
+    doc = nlp("When I came home he left, I was sad")
+    assert doc._.corrected_text.startswith("When I came home") and doc._.corrected_text.endswith(".")
+    assert [e["observed"] for e in doc._.corrected_punct if e["observed"]] == [(",",)]

@@ -62,3 +62,17 @@ def test_predict_does_not_touch_docs(model, vocab):
 def test_unparsed_doc_refused(model, vocab):
     with pytest.raises(ValueError, match="E001"):
         correct_docs(model, [Doc(vocab, words=["He", "left"])])
+
+
+def test_component_in_correct_mode(vocab):
+    """``add_pipe("punctgen", config={"mode": "correct"})`` sets the same results as
+    :func:`correct_docs`."""
+    nlp = spacy.blank("en")
+    nlp.add_pipe("punctgen", config={"mode": "correct"})
+    words = ["When", "I", "came", ",", "he", "left"]
+    doc = _doc(nlp.vocab, words, [True, True, False, True, True, False], [2, 2, 5, 2, 5, 5],
+               ["advmod", "nsubj", "advcl", "punct", "nsubj", "ROOT"], ["SCONJ", "PRON", "VERB", "PUNCT", "PRON", "VERB"])
+    out = nlp(doc)
+    assert out._.corrected_text == "When I came, he left."
+    assert [e["surface"] for e in out._.corrected_punct][-1] == (".",)
+    assert out._.underlying_punct is None and out._.restored_punct is None
