@@ -169,8 +169,14 @@ def punct_sentences(doc: Doc, quote_xpos: bool = False, lift: bool = True
         last = si
         while not only_punct[si] and last + 1 < len(sents) and only_punct[last + 1]:
             last += 1
-        span = sents[si] if last == si else doc[sents[si].start:sents[last].end]
-        ps, words = span_to_sentence(span, quote_xpos=quote_xpos, lift=lift)
+        ps, words = None, []
+        if last > si:
+            try:
+                ps, words = span_to_sentence(doc[sents[si].start:sents[last].end], quote_xpos=quote_xpos, lift=lift)
+            except ValueError:  # the marks' own heads form no tree: leave them out as before
+                last = si
+        if last == si:
+            ps, words = span_to_sentence(sents[si], quote_xpos=quote_xpos, lift=lift)
         yield si, ps, words
         for sj in range(si + 1, last + 1):
             yield sj, None, []

@@ -158,6 +158,15 @@ def test_a_sentence_of_punctuation_only_is_the_final_slot_of_the_one_before(nlp)
     assert out[2]._.punct_right == ("?",) and math.isfinite(out._.punct_logprob)
 
 
+def test_punctuation_only_sentence_whose_marks_form_a_cycle_is_left_out(nlp):
+    """(Found by the fuzz test.) Marks after the sentence whose heads form a cycle among
+    themselves cannot join it: the sentence keeps its analysis without them."""
+    doc = Doc(nlp.vocab, words=["the", ",", ",", ",", ",", ","], spaces=[False] * 6,
+              pos=["NOUN"] + ["PUNCT"] * 5, heads=[0, 3, 2, 1, 0, 0], deps=["ROOT"] + ["punct"] * 5)
+    out = nlp(doc)
+    assert out._.underlying_punct[0]["sentence"] == 0 and math.isfinite(out._.punct_logprob)
+
+
 def test_head_outside_the_sentence_with_a_whitespace_token(nlp):
     doc = Doc(nlp.vocab, words=["\n", "b", "c", "d"], heads=[0, 3, 2, 0], deps=["dep", "ROOT", "dep", "dep"])
     out = nlp(doc)
