@@ -6,7 +6,7 @@ first use.  The ``punctgen`` factory is registered by the ``spacy_factories`` en
 """
 from spacy_punctgen.about import __version__
 
-__all__ = ["__version__", "insert_punctuation", "render", "load", "restore_text"]
+__all__ = ["__version__", "insert_punctuation", "render", "load", "restore_text", "rephrase"]
 
 
 def __getattr__(name):
@@ -26,4 +26,8 @@ def __getattr__(name):
         from spacy_punctgen.pipeline.stream import restore_text
 
         return restore_text
+    if name == "rephrase":  # reorder a parsed Doc's words, regenerate its punctuation (docs/rephrasing.md)
+        from spacy_punctgen.pipeline.rephrase import rephrase
+
+        return rephrase
     raise AttributeError(f"module 'spacy_punctgen' has no attribute {name!r}")

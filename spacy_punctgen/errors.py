@@ -420,6 +420,14 @@ class Errors:
     E773 = "[E773] {path}: needs one line {start!r} and, after it, one line {end!r}"
     E774 = "[E774] {path}: cannot be read ({err})"
     E775 = "[E775] crf_lexical on the streams of {path} needs --train (a CoNLL-U training file or UD folder)"
+    # rephrasing (evaluation/ngram.py, decode/rephrase.py, scripts/rephrase_eval.py)
+    E860 = "[E860] the trigram language model needs at least one training sentence"
+    E861 = "[E861] the trigram language model is not trained: call fit() first"
+    E862 = "[E862] no token to score: perplexity over no tokens is undefined"
+    E863 = "[E863] the ordering model needs at least one training tree with a dependent"
+    E864 = "[E864] order {order!r} is not a permutation of the sentence's {n} words"
+    E865 = "[E865] {n_pairs} underlying pairs for a sentence of {n} words"
+    E866 = "[E866] {n_forms} UD tokens do not match the sentence's {n} words and {n_punct} punctuation tokens"
 
 
 class Warnings:

@@ -38,11 +38,12 @@ WORKFLOWS = {
                        "stream-restore-table"],
     "ted": ["ted-shipped", "ted-crf_lexical", "ted-punctgen", "ted-crf_lexical-matched", "ted-table"],
     "correction": ["correct-eval", "correct-table"],
+    "rephrasing": ["rephrase-eval"],
 }
 #: commands run by hand, in no workflow: ship-parser replaces the package's shipped parser
 BY_HAND = ["ship-parser", "ship-truecaser"]
 # The order the workflows are run in (docs/workflow.md): each one reads what the earlier ones wrote.
-ORDER = ["all", "stream", "truecase", "degraded", "mixture", "kbest", "jackknife", "baselines", "domain", "packages", "fold", "cross-validation", "results", "benchmarks", "what-learned", "stream-restore", "ted", "correction"]
+ORDER = ["all", "stream", "truecase", "degraded", "mixture", "kbest", "jackknife", "baselines", "domain", "packages", "fold", "cross-validation", "results", "benchmarks", "what-learned", "stream-restore", "ted", "correction", "rephrasing"]
 LOCAL_UD = {"ud_dir": "../shared/ud/en_ewt", "treebank": "en_ewt"}
 DEV_AS_TRAIN = {"ud_dir": "../shared/ud/es_ancora_ud14", "treebank": "es_ancora_ud14", "lang": "es",
                 "protocol": "dev-as-train"}
