@@ -25,12 +25,11 @@ The weights inherit the licence of their training data: UD English EWT is CC BY-
 from __future__ import annotations
 
 import re
-import shutil
 from pathlib import Path
 from typing import Any, Dict, Optional, TextIO, Union
 
 from spacy_punctgen.errors import Errors
-from spacy_punctgen.pipeline.shipped import MODELS_DIR
+from spacy_punctgen.pipeline.shipped import MODELS_DIR, write_shipped
 from spacy_punctgen.pipeline.stream import DEFAULT_CHUNK_CHARS
 
 PathLike = Union[str, Path]
@@ -224,17 +223,7 @@ def ship_parser(src: PathLike, dest: PathLike, *, name: str = "en_ewt_parser",
     nlp = spacy.load(src)
     if "parser" not in nlp.pipe_names:
         raise ValueError(Errors.E053.format(path=src, pipes=", ".join(nlp.pipe_names)))
-    nlp.meta["name"] = name.split("_", 1)[1] if name.startswith(f"{nlp.lang}_") else name
-    nlp.meta["license"] = license_name
-    nlp.meta["sources"] = [{"name": source, "license": license_name}]
-    nlp.meta["description"] = ("Tagger, morphologizer and UD parser of punctuated and of unpunctuated, "
-                               "unsegmented, partly lowercased English (spacy-punctgen's shipped parser)")
-    dest = Path(dest)
-    tmp = dest.with_name(f".{dest.name}.tmp")
-    if tmp.exists():
-        shutil.rmtree(tmp)
-    nlp.to_disk(tmp)
-    if dest.exists():
-        shutil.rmtree(dest)
-    tmp.rename(dest)
-    return dest
+    return write_shipped(nlp, dest, name=name.split("_", 1)[1] if name.startswith(f"{nlp.lang}_") else name,
+                         license_name=license_name, source=source,
+                         description=("Tagger, morphologizer and UD parser of punctuated and of unpunctuated, "
+                                      "unsegmented, partly lowercased English (spacy-punctgen's shipped parser)"))

@@ -36,3 +36,24 @@ def sample_transcript_path(lang: str = "en") -> Path:
     if not path.is_file():
         raise ValueError(Errors.E096.format(lang=lang, path=path))
     return path
+
+
+def write_shipped(nlp, dest, *, name: str, license_name: str, source: str, description: str) -> Path:
+    """Write the pipeline ``nlp`` to ``dest`` (a package folder under ``models/``), replacing what
+    was there, with a meta naming it, its data and the licence its weights inherit.  Written by
+    spaCy itself (``to_disk``) into a temporary sibling first, so ``dest`` is never half written."""
+    import shutil
+
+    nlp.meta["name"] = name
+    nlp.meta["license"] = license_name
+    nlp.meta["sources"] = [{"name": source, "license": license_name}]
+    nlp.meta["description"] = description
+    dest = Path(dest)
+    tmp = dest.with_name(f".{dest.name}.tmp")
+    if tmp.exists():
+        shutil.rmtree(tmp)
+    nlp.to_disk(tmp)
+    if dest.exists():
+        shutil.rmtree(dest)
+    tmp.rename(dest)
+    return dest

@@ -37,7 +37,6 @@ configs/truecase.cfg trains the component with ``spacy train`` (workflow ``truec
 """
 from __future__ import annotations
 
-import shutil
 from collections import Counter, defaultdict
 from pathlib import Path
 from typing import Callable, Dict, Iterable, List, Optional, Sequence, Tuple, Union
@@ -53,6 +52,7 @@ from thinc.api import Config, Model
 from spacy_punctgen.data.conllu import read_conllu, resolve_split
 from spacy_punctgen.data.preprocess import is_abbreviation, is_punct
 from spacy_punctgen.errors import Errors
+from spacy_punctgen.pipeline.shipped import write_shipped
 
 PathLike = Union[str, Path]
 
@@ -406,20 +406,10 @@ def ship_truecaser(src: PathLike, dest: PathLike, *, license_name: str = "CC BY-
     nlp = spacy.load(src)
     if FACTORY not in [nlp.get_pipe_meta(n).factory for n in nlp.pipe_names]:
         raise ValueError(Errors.E087.format(path=src, pipes=", ".join(nlp.pipe_names)))
-    nlp.meta["name"] = "ewt_truecase" if source == "UD English EWT" else Path(dest).name
-    nlp.meta["license"] = license_name
-    nlp.meta["sources"] = [{"name": source, "license": license_name}]
-    nlp.meta["description"] = ("Case classes (lower, Title, UPPER, mixed forms) of lowercased, depunctuated "
-                               "words (spacy-punctgen's shipped truecaser)")
-    dest = Path(dest)
-    tmp = dest.with_name(f".{dest.name}.tmp")
-    if tmp.exists():
-        shutil.rmtree(tmp)
-    nlp.to_disk(tmp)
-    if dest.exists():
-        shutil.rmtree(dest)
-    tmp.rename(dest)
-    return dest
+    return write_shipped(nlp, dest, name="ewt_truecase" if source == "UD English EWT" else Path(dest).name,
+                         license_name=license_name, source=source,
+                         description=("Case classes (lower, Title, UPPER, mixed forms) of lowercased, depunctuated "
+                                      "words (spacy-punctgen's shipped truecaser)"))
 
 
 def case_accuracy(pairs: Iterable[Tuple[str, str, bool]]) -> Dict[str, float]:

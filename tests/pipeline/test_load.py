@@ -179,3 +179,20 @@ def test_load_correct(offline):
     doc = nlp("When I came home he left, I was sad")
     assert doc._.corrected_text.startswith("When I came home") and doc._.corrected_text.endswith(".")
     assert [e["observed"] for e in doc._.corrected_punct if e["observed"]] == [(",",)]
+
+
+@needs_parser
+def test_ship_parser_writes_a_loadable_pipeline_with_its_licence(tmp_path):
+    import spacy
+
+    from spacy_punctgen.pipeline.load import ship_parser
+
+    dest = ship_parser(shipped_parser_path("en"), tmp_path / "en_x_parser", name="en_x_parser")
+    nlp = spacy.load(dest)
+    assert nlp.meta["name"] == "x_parser" and nlp.meta["license"] == "CC BY-SA 4.0"
+    assert nlp.meta["sources"] == [{"name": "UD English EWT", "license": "CC BY-SA 4.0"}]
+    assert "parser" in nlp.pipe_names and not (tmp_path / ".en_x_parser.tmp").exists()
+    with pytest.raises(ValueError, match="E053"):
+        blank = tmp_path / "blank"
+        spacy.blank("en").to_disk(blank)
+        ship_parser(blank, tmp_path / "nothing")
