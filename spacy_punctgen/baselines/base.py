@@ -6,12 +6,12 @@ per sentence so per-slot perplexity can be reported beside AED.
 """
 from __future__ import annotations
 
-import math
 from pathlib import Path
 from typing import Callable, Dict, List, Optional, Tuple, Union
 
 from spacy_punctgen.baselines.slots import SlotLabels, read_json, short, write_json
 from spacy_punctgen.errors import Errors
+from spacy_punctgen.model.serialize import is_finite_number
 
 Prediction = List[Tuple[str, ...]]
 META_FILE = "baseline.json"
@@ -120,23 +120,13 @@ def load_hyper(state: dict, defaults: Dict, path: Path) -> Dict:
         elif isinstance(default, bool):
             expected, ok = "true or false", isinstance(value, bool) or (type(value) is int and value in (0, 1))
         elif isinstance(default, (int, float)):
-            expected, ok = "a finite number", _is_number(value)
+            expected, ok = "a finite number", is_finite_number(value)
         else:  # str or None (a path)
             expected, ok = "a string or null", value is None or isinstance(value, str)
         if not ok:
             raise ValueError(Errors.E591.format(path=Path(path) / META_FILE, field=f"state.hyper.{key}",
                                                 expected=expected, value=short(repr(value))))
     return {**defaults, **saved}
-
-
-def _is_number(v) -> bool:
-    """A JSON number that converts to a finite float (not a bool, NaN, infinity or a huge int)."""
-    if isinstance(v, bool) or not isinstance(v, (int, float)):
-        return False
-    try:
-        return math.isfinite(float(v))
-    except OverflowError:
-        return False
 
 
 def sentences_or_fail(sents, what: str) -> list:

@@ -104,7 +104,7 @@ def _feature_arrays(params: Dict[str, np.ndarray], version: int, F: int, where: 
     return np.repeat(ck, cc.astype(np.int64)), pk[pi.astype(np.int64)]
 
 
-def _is_finite_number(v) -> bool:
+def is_finite_number(v) -> bool:
     """A JSON number that converts to a finite float (not a bool, NaN, infinity or a huge int)."""
     if isinstance(v, bool) or not isinstance(v, (int, float)):
         return False
@@ -124,7 +124,7 @@ def _cfg_problem(cfg: dict, n_symbols: int) -> Optional[Tuple[str, str, object]]
         if key in cfg and not isinstance(cfg[key], str):
             return key, "a string", cfg[key]
     for key in ("xi", "backoff_eps", "smooth_delta"):
-        if key in cfg and not _is_finite_number(cfg[key]):
+        if key in cfg and not is_finite_number(cfg[key]):
             return key, "a finite number", cfg[key]
     if "n_symbols" in cfg and not (type(cfg["n_symbols"]) is int and cfg["n_symbols"] == n_symbols):
         return "n_symbols", f"the inventory's number of symbols, {n_symbols}", cfg["n_symbols"]
