@@ -91,6 +91,21 @@ def _print_human(result: dict) -> None:
                 print(f"{key}: {value}")
 
 
+def emit_lines(result: dict, texts: List[str], output: Optional[str], done: str) -> dict:
+    """A command's output lines: written to ``output`` (``done`` says what, in the summary), or
+    printed exactly, one per line (none for none), into ``result``."""
+    if output:
+        out = Path(output)
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text("".join(t + "\n" for t in texts), encoding="utf-8")
+        result["output"] = str(out)
+        result["_text"] = f"wrote {done} to {out}"
+    else:
+        result["texts"] = texts
+        result["_raw"] = "".join(t + "\n" for t in texts)
+    return result
+
+
 def build_parser() -> argparse.ArgumentParser:
     _load_commands()
     parser = argparse.ArgumentParser(prog="punctgen", description=__doc__.splitlines()[0])

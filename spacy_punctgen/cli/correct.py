@@ -17,7 +17,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from spacy_punctgen.cli import check_output_file, command
+from spacy_punctgen.cli import check_output_file, command, emit_lines
 from spacy_punctgen.cli.restore import _load_parser, _read_lines
 from spacy_punctgen.decode.correct import SlotNoise, correct_sentences
 from spacy_punctgen.decode.render import render_text
@@ -97,13 +97,4 @@ def correct_cli(args) -> dict:
     else:
         texts, changes, n = _correct_text(model, args, noise)
     result = {"sentences": n, "changes": changes, "n_changes": len(changes), "noise": noise.to_dict()}
-    if args.output:
-        out = Path(args.output)
-        out.parent.mkdir(parents=True, exist_ok=True)
-        out.write_text("".join(t + "\n" for t in texts), encoding="utf-8")
-        result["output"] = str(out)
-        result["_text"] = f"wrote {len(texts)} lines ({len(changes)} changed slots) to {out}"
-    else:
-        result["texts"] = texts
-        result["_text"] = "\n".join(texts)
-    return result
+    return emit_lines(result, texts, args.output, f"{len(texts)} lines ({len(changes)} changed slots)")

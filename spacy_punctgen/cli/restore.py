@@ -24,7 +24,7 @@ import time
 from pathlib import Path
 from typing import List
 
-from spacy_punctgen.cli import check_output_file, command, positive_int, seed_int
+from spacy_punctgen.cli import check_output_file, command, emit_lines, positive_int, seed_int
 from spacy_punctgen.decode.mbr import METHODS
 from spacy_punctgen.errors import Errors
 from spacy_punctgen.pipeline.restore import restore_docs
@@ -187,13 +187,4 @@ def restore_cli(args) -> dict:
               "seconds": round(seconds, 3)}
     done = f"{len(texts)} lines" + (f" ({summary['sentences']} sentences)" if "sentences" in summary else
                                     f" ({summary['words']} words)")
-    if args.output:
-        out = Path(args.output)
-        out.parent.mkdir(parents=True, exist_ok=True)
-        out.write_text("".join(t + "\n" for t in texts), encoding="utf-8")
-        result["output"] = str(out)
-        result["_text"] = f"wrote {done} to {out}"
-    else:
-        result["texts"] = texts
-        result["_raw"] = "".join(t + "\n" for t in texts)
-    return result
+    return emit_lines(result, texts, args.output, done)
