@@ -40,8 +40,8 @@ WORKFLOWS = {
     "correction": ["correct-eval", "correct-table"],
     "rephrasing": ["rephrase-eval"],
 }
-#: commands run by hand, in no workflow: ship-parser replaces the package's shipped parser
-BY_HAND = ["ship-parser", "ship-truecaser"]
+#: commands run by hand, in no workflow: ship-parser replaces the package's shipped parser; resume-parser-stream is its second training stage
+BY_HAND = ["ship-parser", "ship-truecaser", "resume-parser-stream"]
 # The order the workflows are run in (docs/workflow.md): each one reads what the earlier ones wrote.
 ORDER = ["all", "stream", "truecase", "degraded", "mixture", "kbest", "jackknife", "baselines", "domain", "packages", "fold", "cross-validation", "results", "benchmarks", "what-learned", "stream-restore", "ted", "correction", "rephrasing"]
 LOCAL_UD = {"ud_dir": "../shared/ud/en_ewt", "treebank": "en_ewt"}
