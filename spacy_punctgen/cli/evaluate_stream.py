@@ -43,6 +43,8 @@ def _arguments(p: argparse.ArgumentParser) -> None:
                    help="only the first N training streams / windows for crf_lexical; 0 = all")
     p.add_argument("--max-iterations", type=positive_int, default=100, help="crf_lexical's L-BFGS iterations")
     p.add_argument("--model", default=None, help="shipped: another punctuation model folder (default: the shipped one)")
+    p.add_argument("--parser", default=None,
+                   help="shipped: another spaCy pipeline folder with the parser (default: the shipped one)")
     p.add_argument("--name", default=None, help="the system's name in the metrics (default: SYSTEM)")
     p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="extra fields for the metrics")
 
@@ -92,8 +94,9 @@ def evaluate_stream_cli(args) -> dict:
         import spacy_punctgen
         from spacy_punctgen.pipeline.stream import restore_text
 
-        nlp = spacy_punctgen.load("en", model=args.model)
+        nlp = spacy_punctgen.load("en", model=args.model, parser=args.parser)
         info["model"] = args.model or "shipped"
+        info["parser"] = args.parser or "shipped"
         predictor = S.TextRestorer(lambda text: restore_text(nlp, text))
         predicted = [predictor(u.words) for u in units]
         info["missing_word_chars"] = predictor.missing_chars

@@ -210,3 +210,21 @@ def test_commands_on_the_sample(tmp_path):
     doc.write_text("nothing\n")
     assert main(["stream-table", str(out["trivial"]), "--output", str(tmp_path / "c2.json"),
                  "--table", str(tmp_path / "t.md"), "--doc", str(doc)]) == 1
+
+
+def test_shipped_system_with_another_parser_folder(tmp_path):
+    """evaluate-stream shipped --parser DIR loads that parser (a candidate before it ships)
+    and records it; the same folder as the shipped one gives the shipped figures."""
+    from spacy_punctgen.cli import main
+    from spacy_punctgen.pipeline.load import shipped_parser_path
+
+    test = str(SAMPLE / "en_sample-ud-test.conllu")
+    out = {}
+    for name, extra in (("default", []), ("given", ["--parser", str(shipped_parser_path("en"))])):
+        out[name] = tmp_path / f"{name}.json"
+        assert main(["evaluate-stream", "shipped", test, "--limit", "2", "--output", str(out[name])] + extra) == 0
+    default, given = (json.loads(out[n].read_text()) for n in ("default", "given"))
+    assert default["parser"] == "shipped" and given["parser"] == str(shipped_parser_path("en"))
+    assert given["scores"] == default["scores"]
+    assert main(["evaluate-stream", "shipped", test, "--limit", "1", "--output", str(tmp_path / "x.json"),
+                 "--parser", str(tmp_path / "no-such-parser")]) == 1
