@@ -8,15 +8,11 @@ Everything runs through the real entry point: ``spacy_punctgen.cli.main`` (the f
 sample (``assets/sample``), the shipped English model and a tiny parser trained here.
 """
 import json
-import random
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
-import spacy
-from spacy.tokens import Doc
-from spacy.training import Example
 
 import spacy_punctgen
 from spacy_punctgen import cli
@@ -62,24 +58,9 @@ def refused(capsys, *argv, status=1):
 
 
 @pytest.fixture(scope="module")
-def parser_dir(tmp_path_factory):
-    """A tiny UD parser (a few updates on the sample's depunctuated trees): restore needs one."""
-    train, _ = preprocess_file(TRAIN)
-    nlp = spacy.blank("en")
-    nlp.add_pipe("parser")
-    examples = []
-    for s in train[:40]:
-        heads = [h if h >= 0 else i for i, h in enumerate(s.heads)]
-        deps = ["ROOT" if h < 0 else d for h, d in zip(s.heads, s.deprels)]
-        ref = Doc(nlp.vocab, words=s.words, heads=heads, deps=deps, pos=s.upos)
-        examples.append(Example(nlp.make_doc(" ".join(s.words)), ref))
-    optimizer = nlp.initialize(lambda: examples)
-    random.Random(0).shuffle(examples)
-    for k in range(0, len(examples), 8):
-        nlp.update(examples[k:k + 8], sgd=optimizer)
-    out = tmp_path_factory.mktemp("parser")
-    nlp.to_disk(out)
-    return out
+def parser_dir(tiny_parser):
+    """A tiny UD parser (one pass over 40 of the sample's depunctuated trees): restore needs one."""
+    return tiny_parser(40, 1)
 
 
 # ------------------------------------------------------------- item 10: paths

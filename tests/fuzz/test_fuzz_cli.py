@@ -12,22 +12,27 @@ traceback.  An input without any sentence is never scored as a success.
 import contextlib
 import io
 import json
-import os
-import random
 import re
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
-import spacy
+from fuzz_strategies import (
+    COUNTS,
+    ODD_WORDS,
+    PUNCT_SEEN,
+    PUNCT_UNSEEN,
+    RUNS,
+    SEEN_WORDS,
+    guarded,
+    run_property,
+    run_settings,
+    tried,
+)
 from hypothesis import given
 from hypothesis import strategies as st
-from spacy.tokens import Doc
-from spacy.training import Example
 
-from fuzz_strategies import (COUNTS, ODD_WORDS, PUNCT_SEEN, PUNCT_UNSEEN, RUNS, SEEN_WORDS, guarded, run_property,
-                             run_settings, tried)
 from spacy_punctgen.cli import main
 from spacy_punctgen.errors import Errors
 
@@ -37,28 +42,10 @@ BOM = "\ufeff".encode("utf-8")
 
 # ------------------------------------------------------------------ fixtures
 @pytest.fixture(scope="session")
-def parser_dir(tmp_path_factory):
+def parser_dir(tiny_parser):
     """A tiny parser of depunctuated text (one pass over 40 of the sample's depunctuated trees):
     its trees are poor, which is what a fuzz test wants."""
-    from spacy_punctgen.data.preprocess import preprocess_file
-
-    train, _ = preprocess_file(SAMPLE / "en_sample-ud-train.conllu")
-    nlp = spacy.blank("en")
-    nlp.add_pipe("parser")
-    examples = []
-    for s in train[:40]:
-        heads = [h if h >= 0 else i for i, h in enumerate(s.heads)]
-        deps = ["ROOT" if h < 0 else d for h, d in zip(s.heads, s.deprels)]
-        ref = Doc(nlp.vocab, words=s.words, heads=heads, deps=deps, pos=s.upos)
-        examples.append(Example(nlp.make_doc(" ".join(s.words)), ref))
-    optimizer = nlp.initialize(lambda: examples)
-    rng = random.Random(0)
-    rng.shuffle(examples)
-    for k in range(0, len(examples), 8):
-        nlp.update(examples[k:k + 8], sgd=optimizer)
-    out = tmp_path_factory.mktemp("parser")
-    nlp.to_disk(out)
-    return out
+    return tiny_parser(40, 1)
 
 
 def _sample_blocks():
@@ -271,7 +258,7 @@ def run_main(argv):
     try:
         with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
             rc = main(argv)
-    except BaseException as exc:  # noqa: BLE001 - a traceback is what the property forbids
+    except BaseException as exc:
         raise AssertionError(f"{argv}: {type(exc).__name__} escaped main: {exc}") from exc
     return rc, out.getvalue(), err.getvalue()
 
@@ -358,7 +345,7 @@ def test_random_cli_calls_in_a_subprocess(request, shipped_dir, parser_dir, tmp_
 
 # ------------------------------------------------------------------ the property can fail
 def test_a_traceback_or_a_bare_exit_is_caught(monkeypatch, tmp_path):
-    import spacy_punctgen.cli as cli
+    from spacy_punctgen import cli
 
     src = tmp_path / "in.conllu"
     src.write_text(BLOCKS[0] + "\n\n", encoding="utf-8")

@@ -1,20 +1,18 @@
 """`restore` (plain text -> parsed -> punctuated text) and `evaluate-restore` (AED on a treebank)."""
 import json
-import random
 from pathlib import Path
 
 import pytest
 import spacy
 from spacy.tokens import Doc
-from spacy.training import Example
 
 from spacy_punctgen.cli import main
 from spacy_punctgen.data.convert import convert_file
+from spacy_punctgen.data.preprocess import preprocess_file
 from spacy_punctgen.decode.mbr import restore_sentences
+from spacy_punctgen.decode.render import render_text
 from spacy_punctgen.evaluation.metrics import edit_distance
 from spacy_punctgen.evaluation.predictions import read_predictions
-from spacy_punctgen.data.preprocess import preprocess_file
-from spacy_punctgen.decode.render import render_text
 from spacy_punctgen.pipeline.restore import restore_docs
 from spacy_punctgen.training.train import TrainConfig, train_model
 
@@ -34,26 +32,9 @@ def model_dir(tmp_path_factory):
 
 
 @pytest.fixture(scope="module")
-def parser_dir(tmp_path_factory):
-    """A tiny parser of depunctuated text (a few updates on the sample's depunctuated trees)."""
-    train, _ = preprocess_file(SAMPLE / "en_sample-ud-train.conllu")
-    nlp = spacy.blank("en")
-    nlp.add_pipe("parser")
-    examples = []
-    for s in train[:60]:
-        heads = [h if h >= 0 else i for i, h in enumerate(s.heads)]
-        deps = ["ROOT" if h < 0 else d for h, d in zip(s.heads, s.deprels)]
-        ref = Doc(nlp.vocab, words=s.words, heads=heads, deps=deps, pos=s.upos)
-        examples.append(Example(nlp.make_doc(" ".join(s.words)), ref))
-    optimizer = nlp.initialize(lambda: examples)
-    rng = random.Random(0)
-    for _ in range(3):
-        rng.shuffle(examples)
-        for k in range(0, len(examples), 8):
-            nlp.update(examples[k:k + 8], sgd=optimizer)
-    out = tmp_path_factory.mktemp("parser")
-    nlp.to_disk(out)
-    return out
+def parser_dir(tiny_parser):
+    """A tiny parser of depunctuated text (three passes over 60 of the sample's depunctuated trees)."""
+    return tiny_parser(60, 3)
 
 
 @pytest.mark.parametrize("words,spaces,slots,text", [
