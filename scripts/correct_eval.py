@@ -4,6 +4,7 @@ Usage:
     python scripts/correct_eval.py MODEL TEST DEV --output metrics/<treebank>/correct/correct.json \
         [--crf training/<treebank>/baselines/crf_lexical] [--seed 0] [--dev-seed 1] [--limit N]
     python scripts/correct_eval.py MODEL TEST DEV --output FILE --crf CRF --add-crf   # add the CRF row later
+    python scripts/correct_eval.py MODEL TEST DEV --output FILE --paper-model DIR [--add-paper]
 
 TEST and DEV: CoNLL-U files, or UD folders (their ``*-ud-test.conllu`` / ``*-ud-dev.conllu``).
 
@@ -15,6 +16,11 @@ TEST and DEV: CoNLL-U files, or UD folders (their ``*-ud-test.conllu`` / ``*-ud-
    (restoration from the tree, ignoring the input's punctuation), ``crf_lexical_restore`` (with ``--crf``,
    a saved crf_lexical baseline, from the words) and ``punctgen_correct`` are scored by
    ``evaluation.correction.correction_report`` (AED, and P/R/F0.5 of slot changes).
+4. With ``--paper-model`` (a correction model of ``scripts/correct_train.py``): ``punctgen_correct_paper``, the
+   paper's method, on the same damaged test sentences, and ``dev_methods``: as-is, the noise method (rates
+   and ``eps`` as chosen above) and the paper's method on the damaged dev sentences; ``default_method`` is
+   the method of lower dev AED.  ``--add-paper`` adds only these to an existing ``--output`` (same files,
+   seeds and limit as recorded there).
 """
 from __future__ import annotations
 
@@ -28,10 +34,12 @@ from spacy_punctgen.baselines.base import load_baseline
 from spacy_punctgen.data.conllu import resolve_split
 from spacy_punctgen.data.damage import DEFAULT_CONFIG, damage_sentences
 from spacy_punctgen.data.preprocess import preprocess_file
-from spacy_punctgen.decode.correct import SlotNoise, correct_from_marginals, correction_marginals
+from spacy_punctgen.decode.correct import (SlotNoise, correct_from_marginals, correct_sentences_paper,
+                                           correction_marginals)
 from spacy_punctgen.decode.mbr import restore_sentences
 from spacy_punctgen.evaluation.correction import correction_report, predictions_of
 from spacy_punctgen.evaluation.metrics import gold_slots
+from spacy_punctgen.model.correction import CorrectionModel
 from spacy_punctgen.model.punct_model import PunctModel
 
 EPS_GRID = (1e-6, 1e-5, 1e-4, 1e-3)
@@ -67,6 +75,51 @@ def _add_crf(args) -> int:
     return 0
 
 
+def _paper_rows(model, cm, noise, test, dev, seed: int, dev_seed: int) -> dict:
+    """The paper's method on damaged test and the dev comparison of the methods (module docstring, 4)."""
+    out = {}
+    t0 = time.perf_counter()
+    bad, _ = damage_sentences(test, seed=seed)
+    gold, obs = gold_slots(test), gold_slots(bad)
+    out["test"] = _short(correction_report(gold, obs, predictions_of(correct_sentences_paper(model, cm, bad, noise))))
+    dev_bad, _ = damage_sentences(dev, seed=dev_seed)
+    gold, obs = gold_slots(dev), gold_slots(dev_bad)
+    dev_noise = correct_from_marginals(dev_bad, correction_marginals(model, dev_bad), noise)
+    out["dev"] = {"as_is": _short(correction_report(gold, obs, obs)),
+                  "noise": _short(correction_report(gold, obs, predictions_of(dev_noise))),
+                  "paper": _short(correction_report(gold, obs, predictions_of(
+                      correct_sentences_paper(model, cm, dev_bad, noise))))}
+    out["default"] = min(("noise", "paper"), key=lambda k: (out["dev"][k]["aed"], -out["dev"][k]["f05"]))
+    out["seconds"] = round(time.perf_counter() - t0, 1)
+    return out
+
+
+def _record_paper(out: dict, rows: dict, args, cm) -> None:
+    out["systems"]["punctgen_correct_paper"] = rows["test"]
+    out["dev_methods"] = rows["dev"]
+    out["default_method"] = rows["default"]
+    out["paper_model"] = str(args.paper_model)
+    out["paper_model_training"] = {k: v for k, v in cm.meta.get("training", {}).items() if k != "damage_config"}
+    out.setdefault("seconds", {})["paper"] = rows["seconds"]
+
+
+def _add_paper(args) -> int:
+    """The paper's rows for a metrics file written earlier (same files, seeds and limit)."""
+    out = json.loads(Path(args.output).read_text(encoding="utf-8"))
+    model = PunctModel.from_disk(args.model)
+    cm = CorrectionModel.from_disk(args.paper_model)
+    test, _ = preprocess_file(resolve_split(args.test, "test"))
+    dev, _ = preprocess_file(resolve_split(args.dev, "dev"))
+    if out.get("limit"):
+        test, dev = test[:out["limit"]], dev[:out["limit"]]
+    noise = SlotNoise.from_dict(out["noise"])
+    rows = _paper_rows(model, cm, noise, test, dev, out["seed"], out["dev_seed"])
+    _record_paper(out, rows, args, cm)
+    Path(args.output).write_text(json.dumps(out, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    print(json.dumps({"test": rows["test"], "dev": rows["dev"], "default": rows["default"]}, indent=1))
+    return 0
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("model")
@@ -81,9 +134,16 @@ def main(argv=None) -> int:
     ap.add_argument("--noise-out", default=None, help="also write the fitted noise model (JSON) here")
     ap.add_argument("--add-crf", action="store_true",
                     help="only add the --crf row to an existing --output (same test file and seed)")
+    ap.add_argument("--paper-model", default=None, help="a correction model of scripts/correct_train.py")
+    ap.add_argument("--add-paper", action="store_true",
+                    help="only add the --paper-model rows to an existing --output (same files and seeds)")
     args = ap.parse_args(argv)
+    if args.add_paper and not args.paper_model:
+        ap.error("--add-paper needs --paper-model")
     if args.add_crf:
         return _add_crf(args)
+    if args.add_paper:
+        return _add_paper(args)
     model = PunctModel.from_disk(args.model)
     test, _ = preprocess_file(resolve_split(args.test, "test"))
     dev, _ = preprocess_file(resolve_split(args.dev, "dev"))
@@ -125,6 +185,9 @@ def main(argv=None) -> int:
         "paper_en_esl_table5": PAPER_EN_ESL,
         "seconds": {"dev": round(dev_seconds, 1), "test": round(time.perf_counter() - t0, 1)},
     }
+    if args.paper_model:
+        cm = CorrectionModel.from_disk(args.paper_model)
+        _record_paper(out, _paper_rows(model, cm, noise, test, dev, args.seed, args.dev_seed), args, cm)
     Path(args.output).parent.mkdir(parents=True, exist_ok=True)
     Path(args.output).write_text(json.dumps(out, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
     if args.noise_out:

@@ -1,14 +1,17 @@
 """Re-parse a CoNLL-U file's words with a trained spaCy pipeline and write the predicted trees.
 
 Usage (project.yml ``parse-test``, ``parse-test-kbest``):
-    python scripts/parse_conllu.py MODEL IN.conllu OUT.conllu [--batch-size 256] [--kbest K]
+    python scripts/parse_conllu.py MODEL IN.conllu OUT.conllu [--batch-size 256] [--kbest K [--compare-greedy]]
 
 With ``--kbest K`` the parser searches with a beam of width K
 (:func:`spacy_punctgen.pipeline.kbest.kbest_trees`) and K files are written, ``OUT.k1.conllu``
 ... ``OUT.kK.conllu``: file ``j`` holds each sentence's ``j``-th most probable distinct tree, or its
 most probable one where the beam found fewer than ``j`` -- so the uniform mixture over the K
 files (``evaluate-restore --parsed 'OUT.k*.conllu'``) weighs the best tree by the beam slots it
-fills.  The trees' probabilities go to ``OUT.kbest.json``.
+fills.  The trees' probabilities go to ``OUT.kbest.json`` (per sentence, one per distinct tree,
+in the files' order).  ``--compare-greedy`` also parses the same sentences greedily in the same
+run and reports the cost of the beam parse against it (``cost_vs_greedy``: thread CPU seconds
+of the parse only, files not included; a few sentences are parsed first to warm up).
 
 Why: restoration on *parsed* trees (AED parsed, the paper's Table 4 and Figure 4) needs
 the depunctuated test sentences with the trees a parser of unpunctuated text predicts
@@ -66,7 +69,8 @@ def kbest_paths(dest: Path, k: int) -> list:
     return [dest.with_name(f"{stem}.k{j + 1}.conllu") for j in range(k)]
 
 
-def parse_file_kbest(model, src: Path, dest: Path, k: int, batch_size: int = 256) -> dict:
+def parse_file_kbest(model, src: Path, dest: Path, k: int, batch_size: int = 256,
+                     compare_greedy: bool = False) -> dict:
     """``--kbest K``: K files of trees from one parser's beam (module docstring)."""
     import copy
 
@@ -74,10 +78,27 @@ def parse_file_kbest(model, src: Path, dest: Path, k: int, batch_size: int = 256
 
     nlp = spacy.load(model) if not hasattr(model, "pipe") else model
     sentences = read_sentences(src)
+
+    def make_docs():
+        return [_doc(nlp, _words(s), f"{src}: sentence {i + 1}") for i, s in enumerate(sentences)]
+
+    timing = {}
+    if compare_greedy:
+        kbest_trees(nlp, make_docs()[:64], k, batch_size=batch_size)  # warm-up
+        list(nlp.pipe(make_docs()[:64], batch_size=batch_size))
+        greedy_docs = make_docs()
+        c0 = time.thread_time()
+        list(nlp.pipe(greedy_docs, batch_size=batch_size))
+        timing["greedy_cpu_seconds"] = round(time.thread_time() - c0, 2)
     t0 = time.perf_counter()
-    docs = [_doc(nlp, _words(s), f"{src}: sentence {i + 1}") for i, s in enumerate(sentences)]
+    docs = make_docs()
+    c0 = time.thread_time()
     trees = kbest_trees(nlp, docs, k, batch_size=batch_size)
+    cpu = time.thread_time() - c0
     seconds = time.perf_counter() - t0
+    timing["cpu_seconds"] = round(cpu, 2)
+    if compare_greedy and timing["greedy_cpu_seconds"] > 0:
+        timing["cost_vs_greedy"] = round(cpu / timing["greedy_cpu_seconds"], 3)
     paths = kbest_paths(Path(dest), k)
     for j, path in enumerate(paths):
         out = copy.deepcopy(sentences)
@@ -88,7 +109,7 @@ def parse_file_kbest(model, src: Path, dest: Path, k: int, batch_size: int = 256
     probs.write_text(json.dumps([[round(t.prob, 6) for t in ts] for ts in trees]) + "\n", encoding="utf-8")
     return {"model": str(model), "input": str(src), "outputs": [str(p) for p in paths], "k": k,
             "n_sentences": len(sentences), "mean_distinct_trees": round(sum(map(len, trees)) / max(1, len(trees)), 3),
-            "seconds": round(seconds, 2)}
+            "seconds": round(seconds, 2), **timing}
 
 
 def parse_file(model, src: Path, dest: Path, batch_size: int = 256) -> dict:
@@ -120,10 +141,13 @@ def main(argv=None) -> int:
     p.add_argument("--batch-size", type=int, default=256)
     p.add_argument("--kbest", type=int, default=0,
                    help="write K files of the beam's K best distinct trees (see the module docstring)")
+    p.add_argument("--compare-greedy", action="store_true",
+                   help="with --kbest: also time a greedy parse of the same sentences (cost_vs_greedy)")
     args = p.parse_args(argv)
     try:
         if args.kbest:
-            result = parse_file_kbest(args.model, args.input, args.output, args.kbest, args.batch_size)
+            result = parse_file_kbest(args.model, args.input, args.output, args.kbest, args.batch_size,
+                                      compare_greedy=args.compare_greedy)
         else:
             result = parse_file(args.model, args.input, args.output, args.batch_size)
     except (ValueError, OSError) as e:

@@ -79,6 +79,7 @@ class Errors:
     E096 = "[E096] no sample transcript ships for language {lang!r} ({path} not found)"
     E097 = "[E097] k (trees per sentence from the parser's beam) must be an integer from 1 to 1024, not {k!r}"
     E098 = "[E098] the pipeline has no component named 'parser' (it has {pipes}): k-best trees need a spaCy parser"
+    E099 = "[E099] trees of a sentence from the parser's beam: {problem}"
 
     # shipped pipelines and long input (spacy_punctgen/pipeline/load.py, pipeline/stream.py)
     E050 = "[E050] spacy_punctgen.load: mode must be 'restore', 'analyze' or 'correct', not {mode!r}"
@@ -251,6 +252,10 @@ class Errors:
             "(pip install 'spacy-punctgen[plots]'), or pass --no-plots")
     E791 = "[E791] a model of mode {mode!r} has no learned channel to compare with Nunberg's rules; give a 'full' model"
     E793 = "[E793] {path} is not a model directory (no cfg.json): give a folder written by `train`"
+    E794 = ("[E794] {path}: not a report of the `learned` command ({problem}); rerun `learned` for that "
+            "treebank")
+    E795 = ("[E795] no results/<treebank>/learned/learned.json under {path}: run the workflow `what-learned` "
+            "for a treebank first")
 
     # training (spacy_punctgen/training/)
     E560 = "[E560] this optimizer keeps no averages (average=False)"
@@ -401,6 +406,15 @@ class Errors:
     E834 = "[E834] {path}: the input has no sentence to correct"
     E835 = ("[E835] correcting text needs --parser, a spaCy pipeline with a UD parser of punctuated text "
             "(or give a CoNLL-U file, whose own trees are used)")
+    E836 = "[E836] {n_e} erroneous underlying trees for {n} sentences"
+    E837 = "[E837] sentence {k}: erroneous pairs of shape {shape}, expected ({n}, 2)"
+    E838 = "[E838] correction model {name} must be {what}, got {value!r}"
+    E839 = "[E839] correction model weights do not fit its features: {what}"
+    E840 = "[E840] cannot load the correction model {path}: {err}"
+    E841 = "[E841] correction method must be one of {methods}, got {method!r}"
+    E842 = "[E842] the correction method 'paper' needs a correction model (CorrectionModel), got {type}"
+    E844 = "[E844] no training node for the correction model (every sentence's underlying tree was impossible)"
+    E845 = "[E845] correction training setting {name} must be {what}, got {value!r}"
 
     # stream and TED evaluation (spacy_punctgen/evaluation/stream.py, data/ted.py, cli/evaluate_stream.py)
     E760 = "[E760] a stream has {n_words} words but {n_gaps} gold gaps (one gap after each word)"
@@ -420,6 +434,27 @@ class Errors:
     E773 = "[E773] {path}: needs one line {start!r} and, after it, one line {end!r}"
     E774 = "[E774] {path}: cannot be read ({err})"
     E775 = "[E775] crf_lexical on the streams of {path} needs --train (a CoNLL-U training file or UD folder)"
+    # restoration and analysis over a Dask cluster (pipeline/distributed.py, restore --scheduler)
+    E776 = ("[E776] restoring over a Dask cluster needs dask.distributed, which is not installed: install the "
+            "'distributed' extra (pip install 'spacy-punctgen[distributed]', i.e. dask and distributed)")
+    E777 = ("[E777] cannot connect to the Dask scheduler at {address} within {timeout} s ({err}); is a "
+            "scheduler (`dask scheduler`) running there, and is its port reachable from this machine?")
+    E778 = ("[E778] {address!r} is not a Dask scheduler address: give tcp://HOST:PORT (or HOST:PORT), or "
+            "local:N to start N local worker processes (N >= 1)")
+    E779 = "[E779] {what} must be an integer >= 1, not {value!r}"
+    E780 = "[E780] give the number of partitions or the partition size, not both"
+    E781 = ("[E781] a number of partitions needs the texts as a sequence (a list, whose length is known); "
+            "for an iterator give partition_size instead")
+    E782 = "[E782] distributed processing takes mode {modes}, not {mode!r}"
+    E783 = "[E783] text {index} is a {type}, not a str"
+    E784 = ("[E784] no Dask client: pass client= a distributed.Client or a scheduler address "
+            "(tcp://HOST:PORT, or local:N), or create a Client first (it becomes the default)")
+    E785 = "[E785] restore_files writes either to out_dir or through callback: give exactly one of them"
+    E786 = "[E786] {path}: cannot read the input ({reason})"
+    E787 = "[E787] {path}: {problem}"
+    E788 = "[E788] {flag} needs --scheduler (it says how to split the input over the cluster's workers)"
+    E789 = ("[E789] --scheduler runs the shipped pipeline (with --model / --truecase if given) on the workers; "
+            "it does not take {flag}")
     # rephrasing (evaluation/ngram.py, decode/rephrase.py, scripts/rephrase_eval.py)
     E860 = "[E860] the trigram language model needs at least one training sentence"
     E861 = "[E861] the trigram language model is not trained: call fit() first"
@@ -428,6 +463,11 @@ class Errors:
     E864 = "[E864] order {order!r} is not a permutation of the sentence's {n} words"
     E865 = "[E865] {n_pairs} underlying pairs for a sentence of {n} words"
     E866 = "[E866] {n_forms} UD tokens do not match the sentence's {n} words and {n_punct} punctuation tokens"
+    E867 = ("[E867] this ordering model reads {kind} trees (OrderModel.fit: SurfaceTree, Base/Half; "
+            "OrderModel.fit_underlying: UnderlyingTree, Full), not a {got}")
+    E868 = "[E868] min_count must be at least 1, not {min_count}"
+    E869 = "[E869] the add-k smoothing constant must be a finite number above 0, not {k!r}"
+    E870 = "[E870] unknown rephrasing setting {setting!r}: one of {settings}"
 
 
 class Warnings:

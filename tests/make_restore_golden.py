@@ -7,7 +7,7 @@ outputs are *meant* to change; the file records what the code computed when it w
 
 Per sentence it stores: the ``marginal`` restoration (one ``[surface, prob]`` per slot,
 ``restore_sentences``), ATTACH's priors of every node as two checksums (``Σ p`` and
-``Σ (j+1)·p`` over the node's pairs, mbr's ``_prepare_mixtures``), and what the ``punctgen``
+``Σ (j+1)·p`` over the node's pairs, mbr's ``mixture_priors``), and what the ``punctgen``
 component reports in analysis (``PunctModel.analyze``: the best pairs and ``log p'(x|T)``).
 Floats are written with ``float.hex`` (exact).
 """
@@ -39,7 +39,7 @@ def outputs(model, sents) -> dict:
     from spacy_punctgen.decode import mbr
 
     choices = mbr.restore_sentences(model, sents)
-    (priors), _ = mbr._prepare_mixtures(model, [[s] for s in sents])
+    (priors), _ = mbr.mixture_priors(model, [[s] for s in sents])
     checks = []
     for (prior,) in priors:
         rows = []

@@ -374,7 +374,7 @@ def section_restore(model, dev_sents, n_sents: int, n_samples: int, parser_sps: 
     """Decoder sentences per second against the parser's, each decoder over the whole batch (as
     the component calls it): ``marginal`` (the default), ``slot`` and ``sample``.  ``marginal``
     runs on ``n_marginal`` sentences (default ``n_sents``) and also reports CPU figures: end to
-    end, and split into ATTACH's priors (``_prepare_mixtures``) and the decoding."""
+    end, and split into ATTACH's priors (``mixture_priors``) and the decoding."""
     from spacy_punctgen.decode import mbr
     from spacy_punctgen.decode.mbr import restore_sentences
 
@@ -390,7 +390,7 @@ def section_restore(model, dev_sents, n_sents: int, n_samples: int, parser_sps: 
         extra = {"cpu_sentences_per_second": round(len(sents) / cpu, 2)}
         if method == "marginal":  # the same sentences again, in two steps (units already seen)
             c0 = time.process_time()
-            prior_sets, channel = mbr._prepare_mixtures(model, [[s] for s in sents])
+            prior_sets, channel = mbr.mixture_priors(model, [[s] for s in sents])
             c1 = time.process_time()
             mbr._marginal(model, prior_sets, channel)
             c2 = time.process_time()

@@ -9,7 +9,8 @@
   (unchanged gaps keep their characters).
 
 ``--noise`` reads a noise model written by the ``correct-eval`` workflow command (rates fitted on
-damaged dev data); by default the noise model has the damage generator's rates.  ``--json`` adds every
+damaged dev data); by default the noise model has the damage generator's rates.  ``--paper-model``
+corrects by the paper's method instead (a correction model written by ``correct-train``).  ``--json`` adds every
 changed slot.
 """
 from __future__ import annotations
@@ -19,9 +20,10 @@ from pathlib import Path
 
 from spacy_punctgen.cli import check_output_file, command, emit_lines
 from spacy_punctgen.cli.restore import _load_parser, _read_lines
-from spacy_punctgen.decode.correct import SlotNoise, correct_sentences
+from spacy_punctgen.decode.correct import SlotNoise, correct
 from spacy_punctgen.decode.render import render_text
 from spacy_punctgen.errors import Errors
+from spacy_punctgen.model.correction import CorrectionModel
 
 
 def _arguments(p) -> None:
@@ -34,6 +36,9 @@ def _arguments(p) -> None:
     p.add_argument("--parser", default=None,
                    help="text input: spaCy pipeline with a UD parser of punctuated text (required for text)")
     p.add_argument("--noise", default=None, help="noise model JSON (correct-eval's correct_noise.json)")
+    p.add_argument("--paper-model", default=None,
+                   help="correct by the paper's method with this correction model folder (correct-train's "
+                        "training/<treebank>/correct_paper); --noise then only serves sentences it cannot analyse")
     p.add_argument("--output", "-o", default=None, help="write the corrected lines here (default: stdout)")
 
 
@@ -46,7 +51,7 @@ def _noise(path):
         raise ValueError(Errors.E833.format(path=path, err=err)) from None
 
 
-def _correct_conllu(model, path: str, noise):
+def _correct_conllu(model, path: str, noise, cmodel=None):
     from spacy_punctgen.data.preprocess import preprocess_file
 
     if not Path(path).is_file():
@@ -55,7 +60,7 @@ def _correct_conllu(model, path: str, noise):
     if not sents:
         raise ValueError(Errors.E834.format(path=path))
     out, changes = [], []
-    for s, ch in zip(sents, correct_sentences(model, sents, noise)):
+    for s, ch in zip(sents, correct(model, sents, "noise" if cmodel is None else "paper", noise, cmodel)):
         space = "" if s.text is not None and " " not in s.text.strip() else " "
         out.append(render_text(s.words, [space] * (len(s.words) - 1) + [""], [c.surface for c in ch]))
         changes += [{"sent_id": s.sent_id, "slot": i, "observed": list(c.observed), "corrected": list(c.surface),
@@ -63,7 +68,7 @@ def _correct_conllu(model, path: str, noise):
     return out, changes, len(sents)
 
 
-def _correct_text(model, args, noise):
+def _correct_text(model, args, noise, cmodel=None):
     from spacy_punctgen.pipeline.correct import correct_docs
 
     if args.parser is None:
@@ -72,7 +77,7 @@ def _correct_text(model, args, noise):
     lines = _read_lines(args.input)
     idx = [i for i, line in enumerate(lines) if line.strip()]
     docs = list(nlp.pipe([lines[i].strip() for i in idx]))
-    results = correct_docs(model, docs, noise=noise)
+    results = correct_docs(model, docs, noise=noise, correction_model=cmodel)
     texts = list(lines)
     changes = []
     for i, res in zip(idx, results):
@@ -91,10 +96,13 @@ def correct_cli(args) -> dict:
 
     check_output_file(args.output, "--output")
     noise = _noise(args.noise)
+    cmodel = CorrectionModel.from_disk(args.paper_model) if args.paper_model is not None else None
     model = PunctModel.from_disk(args.model if args.model is not None else default_model_path(args.lang))
     if args.input != "-" and args.input.endswith(".conllu"):
-        texts, changes, n = _correct_conllu(model, args.input, noise)
+        texts, changes, n = _correct_conllu(model, args.input, noise, cmodel)
     else:
-        texts, changes, n = _correct_text(model, args, noise)
-    result = {"sentences": n, "changes": changes, "n_changes": len(changes), "noise": noise.to_dict()}
+        texts, changes, n = _correct_text(model, args, noise, cmodel)
+    result = {"sentences": n, "changes": changes, "n_changes": len(changes), "noise": noise.to_dict(),
+              "method": "noise" if cmodel is None else "paper",
+              "paper_model": str(args.paper_model) if cmodel is not None else None}
     return emit_lines(result, texts, args.output, f"{len(texts)} lines ({len(changes)} changed slots)")

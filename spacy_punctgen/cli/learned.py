@@ -1,15 +1,18 @@
-"""``punctgen learned``: argument parsing and writing the files; the figures come from
-:mod:`spacy_punctgen.evaluation.learned` (docs/learned.md)."""
+"""``punctgen learned`` and ``punctgen learned-summary``: argument parsing and writing the
+files; the figures come from :mod:`spacy_punctgen.evaluation.learned` (docs/learned.md)."""
 from __future__ import annotations
 
 import argparse
+import json
 import time
 from pathlib import Path
 
-from spacy_punctgen.cli import bounded, check_output_dir, command, non_negative_int, positive_int, to_json
+from spacy_punctgen.cli import (bounded, check_output_dir, check_output_file, command, non_negative_int, positive_int,
+                                to_json)
 from spacy_punctgen.data.preprocess import preprocess_file
 from spacy_punctgen.errors import Errors
-from spacy_punctgen.evaluation.learned import learned_report, markdown_tables, require_matplotlib, write_plots
+from spacy_punctgen.evaluation.learned import (learned_report, learned_summary, markdown_tables, require_matplotlib,
+                                               summary_markdown, write_plots)
 from spacy_punctgen.evaluation.metrics import require_sentences
 from spacy_punctgen.model.punct_model import PunctModel
 
@@ -31,6 +34,9 @@ def _arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--top", type=positive_int, default=10, help="heaviest ATTACH weights kept per relation")
     p.add_argument("--no-plots", action="store_true", help="write no PNG (matplotlib not needed)")
     p.add_argument("--title", default=None, help="the tables' and plots' title (default: the output folder's parent)")
+    p.add_argument("--lang", default=None,
+                   help="the treebank's language (project.yml's vars.lang): Nunberg's rules are English ones, so "
+                        "for another language the tables say they are a yardstick only")
 
 
 def _model(path: str, flag: str) -> PunctModel:
@@ -58,7 +64,7 @@ def learned_cli(args) -> dict:
     if args.max_sentences:
         sents = sents[:args.max_sentences]
     report = learned_report(model, sents, xi_model, threshold=args.threshold, min_count=args.min_count,
-                            top_weights=args.top)
+                            top_weights=args.top, lang=args.lang)
     out = Path(args.output_dir)
     out.mkdir(parents=True, exist_ok=True)
     title = args.title if args.title is not None else out.parent.name
@@ -77,3 +83,40 @@ def learned_cli(args) -> dict:
                        f"edits are Nunberg's; MRR {mrr['mrr']:.3f} ({mrr['n_rules']} rules), "
                        f"{mrr['mrr_confident']:.3f} on confident bigrams")
     return result
+
+
+def _summary_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("results", nargs="?", default="results",
+                   help="the folder holding <treebank>/learned/learned.json (default: results)")
+    p.add_argument("--output", "-o", required=True, help="the Markdown table to write (results/learned_summary.md)")
+    p.add_argument("--top", type=positive_int, default=3, help="most symmetric relations shown per model (default: 3)")
+
+
+@command("learned-summary", "One table over every treebank's `learned` report (results/<treebank>/learned/learned.json): "
+                            "confident edits, Nunberg's share, MRR, the most symmetric relations at ξ = 0 and ξ > 0, "
+                            "the paper's English figures beside", _summary_arguments)
+def learned_summary_cli(args) -> dict:
+    check_output_file(args.output, "--output")
+    root = Path(args.results)
+    if not root.is_dir():
+        raise FileNotFoundError(Errors.E795.format(path=root))
+    files = sorted(root.glob("*/learned/learned.json"))
+    if not files:
+        raise FileNotFoundError(Errors.E795.format(path=root))
+    reports, paths = {}, {}
+    for f in files:
+        try:
+            report = json.loads(f.read_text(encoding="utf8"))
+        except (UnicodeDecodeError, json.JSONDecodeError) as err:
+            raise ValueError(Errors.E794.format(path=f, problem=f"not JSON: {err}")) from None
+        if not isinstance(report, dict):
+            raise ValueError(Errors.E794.format(path=f, problem="not a JSON object"))
+        name = f.parent.parent.name
+        reports[name], paths[name] = report, str(f)
+    summary = learned_summary(reports, paths, top=args.top)
+    out = Path(args.output)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(summary_markdown(summary), encoding="utf8")
+    rows = summary["treebanks"]
+    return {"output": str(out), "treebanks": [r["treebank"] for r in rows], "rows": rows,
+            "_text": f"wrote {out}: {len(rows)} treebanks ({', '.join(r['treebank'] for r in rows)})"}

@@ -13,6 +13,12 @@ default 1,000,000 characters, is refused before anything is parsed, E631) and re
 ``--lang``. ``--truecase`` (the truecaser shipped for ``--lang``) or ``--truecaser PATH`` adds a
 truecaser after ``punctgen`` (``load(truecase=...)``), which capitalises the restored text.
 
+``--scheduler ADDRESS`` restores on a Dask cluster instead (:mod:`spacy_punctgen.pipeline.distributed`,
+docs/distributed.md): the lines are cut into partitions (``--partitions N``; by default a few per
+worker thread, at most 32 lines each), each worker loads the shipped pipeline once, and the
+output is the same, line for line and in input order, as without ``--scheduler``. ADDRESS is a
+scheduler's ``tcp://HOST:PORT``, or ``local:N`` for N worker processes on this machine.
+
 The input is read as UTF-8 (a byte-order mark is dropped, from a file or stdin). The output has
 one line per input line (blank lines stay blank). A progress bar on stderr appears once the
 text has taken two seconds, when stderr is a terminal or with ``--progress``.
@@ -24,7 +30,7 @@ import time
 from pathlib import Path
 from typing import List
 
-from spacy_punctgen.cli import check_output_file, command, emit_lines, positive_int, seed_int
+from spacy_punctgen.cli import check_output_file, command, emit_lines, positive_float, positive_int, seed_int
 from spacy_punctgen.decode.mbr import METHODS
 from spacy_punctgen.errors import Errors
 from spacy_punctgen.pipeline.restore import restore_docs
@@ -60,6 +66,15 @@ def _arguments(p: argparse.ArgumentParser) -> None:
                         "the pipeline's, 1,000,000 for spaCy's defaults). Parsing and restoring one long line "
                         "is slow and memory-hungry (a million characters: minutes and several GB); "
                         "splitting the text into sentences or paragraphs, one per line, is better")
+    p.add_argument("--scheduler", default=None, metavar="ADDRESS",
+                   help="restore on a Dask cluster: its scheduler's address (tcp://HOST:PORT), or local:N for N "
+                        "worker processes on this machine; needs the 'distributed' extra. Same output, in input "
+                        "order (docs/distributed.md)")
+    p.add_argument("--partitions", type=positive_int, default=None,
+                   help="with --scheduler: cut the lines into this many partitions (tasks) of near-equal line "
+                        "counts (default: a few per worker thread, at most 32 lines each)")
+    p.add_argument("--connect-timeout", type=positive_float, default=10.0, metavar="SECONDS",
+                   help="with --scheduler: seconds to wait for the scheduler to answer (default: 10)")
 
 
 def _read_lines(src: str) -> List[str]:
@@ -142,6 +157,34 @@ def _restore_shipped(args, lines: List[str]) -> tuple:
     return texts, {"parser": "shipped", "words": sum(len(line.split()) for line in lines)}
 
 
+def _restore_distributed(args, lines: list[str]) -> tuple:
+    """The lines restored on the Dask cluster of ``--scheduler``, as :func:`_restore_shipped`
+    restores them here (each line one text, in input order)."""
+    from spacy_punctgen.pipeline.distributed import iter_texts, require_distributed
+
+    if args.model is not None and not Path(args.model).is_dir():
+        raise FileNotFoundError(Errors.E606.format(path=args.model))
+    if args.truecaser is not None and not Path(args.truecaser).is_dir():
+        raise FileNotFoundError(Errors.E636.format(path=args.truecaser))
+    try:
+        require_distributed()
+    except ImportError as err:  # a refusal of this command, like any other
+        raise ValueError(str(err)) from None
+    info: dict = {}
+    counts = [_n_words(line) for line in lines]
+    texts = []
+    results = iter_texts(lines, args.scheduler, lang=args.lang, model=args.model,
+                         truecase=args.truecaser or args.truecase,
+                         config={"restore_method": args.method, "n_samples": args.n_samples, "seed": args.seed},
+                         partitions=args.partitions, timeout=args.connect_timeout, info=info)
+    with _progress_bar(args, sum(counts), "word") as bar:
+        for text in results:  # to the end: the cluster is released and info filled in
+            bar.update(counts[len(texts)])
+            texts.append(text)
+    return texts, {"parser": "shipped", "words": sum(len(line.split()) for line in lines),
+                   "scheduler": args.scheduler, "workers": info.get("workers"), "partitions": info.get("partitions")}
+
+
 def _restore_with_parser(args, lines: List[str]) -> tuple:
     """Each line parsed whole by ``--parser``, then restored (the model: ``--model`` or the shipped one)."""
     from spacy_punctgen.model.punct_model import PunctModel
@@ -175,9 +218,15 @@ def restore_cli(args) -> dict:
         raise ValueError(Errors.E634)
     if args.parser is not None and (args.truecase or args.truecaser):
         raise ValueError(Errors.E635.format(flag="--truecaser" if args.truecaser else "--truecase"))
+    if args.scheduler is None and args.partitions is not None:
+        raise ValueError(Errors.E788.format(flag="--partitions"))
+    if args.scheduler is not None and args.parser is not None:
+        raise ValueError(Errors.E789.format(flag="--parser"))
     lines = _read_lines(args.input)
     t0 = time.perf_counter()
-    if args.parser is None:
+    if args.scheduler is not None:
+        texts, summary = _restore_distributed(args, lines)
+    elif args.parser is None:
         texts, summary = _restore_shipped(args, lines)
     else:
         texts, summary = _restore_with_parser(args, lines)

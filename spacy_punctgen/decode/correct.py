@@ -11,10 +11,10 @@ combine the model's exact slot marginal ``p(x_i | T)`` (the restoration machiner
 and pick the string of least expected edit distance under ``q`` (per-slot MBR, as in restoration).  ``q``
 treats the slots as independent given ``T`` (the exact posterior would couple them through ``T'``); the
 observed string itself is always a candidate, with prior ``floor`` where the model's marginal does not
-reach it.  Why this instead of the paper's second ATTACH model over the observed underlying tree: the
-noise model has six parameters that can be fitted on generated errors by EM in seconds (:meth:`SlotNoise.fit`),
-it needs no correction-specific training data, and it reuses the trained restoration model unchanged
-(dev comparison in docs/correction.md).
+reach it.  This *noise method* is the default; the paper's method (``method="paper"``,
+:func:`correct_sentences_paper`: the Viterbi underlying tree of the observed text, the correction model
+of :mod:`spacy_punctgen.model.correction`, then the channel) is the second one, and lost on both dev sets
+(docs/correction.md).
 
 The noise model (:class:`SlotNoise`) is the process of :mod:`spacy_punctgen.data.damage` with unknown
 rates: each comma may be dropped, an interior ``;`` may become ``,``, the last sentence-final mark of the
@@ -30,12 +30,15 @@ import math
 from dataclasses import dataclass
 from typing import Dict, List, NamedTuple, Optional, Sequence, Tuple
 
+import numpy as np
+
 from spacy_punctgen.data.damage import (CLOSERS, COMMAS, DEFAULT_CONFIG, ERROR_TYPES, FINALS, QUOTES, SEMICOLONS,
                                         SWAPPABLE, DamageConfig, sentence_comma)
 from spacy_punctgen.data.preprocess import PunctSentence
 from spacy_punctgen.decode import mbr
-from spacy_punctgen.decode.exact import marginal_distributions
+from spacy_punctgen.decode.exact import marginal_choices, marginal_distributions
 from spacy_punctgen.errors import Errors
+from spacy_punctgen.model.correction import CorrectionModel, correction_inputs, puncteme_tokens
 
 Surface = Tuple[str, ...]
 #: slot positions the noise model tells apart: slot 0, an interior slot, the last slot
@@ -267,7 +270,7 @@ def correct_slot(marg: Dict[Surface, float], y: Surface, pos: int, noise: SlotNo
 def correction_marginals(model, sentences: Sequence[PunctSentence]) -> List[List[Dict[Surface, float]]]:
     """The model's exact slot marginals ``p(x_i | T)`` of every sentence's tree (its slots are
     ignored), from the compiled decoder with restoration's settings."""
-    prior_sets, channel = mbr._prepare_mixtures(model, [[s] for s in sentences])
+    prior_sets, channel = mbr.mixture_priors(model, [[s] for s in sentences])
     return marginal_distributions(prior_sets, model.grammar, channel.phi, channel.r2l, prune=mbr.EXACT_PRUNE,
                                   beam=mbr.EXACT_BEAM, expand=mbr.EXACT_EXPAND, wide=mbr.EXACT_WIDE,
                                   rescale=mbr.EXACT_RESCALE, symbols=model.inventory.symbols)
@@ -302,3 +305,78 @@ def correct_from_marginals(sentences: Sequence[PunctSentence], marginals: Sequen
         out.append([correct_slot(m, tuple(y), _position(i, n), noise, comma)
                     for i, (m, y) in enumerate(zip(ms, s.slots))])
     return out
+
+
+# --------------------------------------------------------------------------- the paper's method
+#: the correction methods: "noise" (slot marginals × the noise model), "paper" (the paper's §6.2)
+METHODS = ("noise", "paper")
+
+
+def paper_node_distributions(model, cmodel: CorrectionModel, sentences: Sequence[PunctSentence]
+                             ) -> List[Optional[List[Tuple[np.ndarray, np.ndarray]]]]:
+    """Per sentence, per node: the candidates ``C(w, e)`` (puncteme id pairs) and ``p(l, r | w, e)`` of
+    the correction model, ``e`` being the node's pair in the Viterbi underlying tree of the observed
+    sentence; None for a sentence whose observed punctuation has no derivation."""
+    if not isinstance(cmodel, CorrectionModel):
+        raise ValueError(Errors.E842.format(type=type(cmodel).__name__))
+    sentences = list(sentences)
+    _check_slots(sentences)
+    _, per_sent = correction_inputs(model, sentences, cmodel.top_k)
+    nodes = [nd for ns in per_sent if ns is not None for nd in ns]
+    out: List[Optional[List[Tuple[np.ndarray, np.ndarray]]]] = []
+    if not nodes:
+        return [None] * len(sentences)
+    batch = cmodel.encode(nodes, puncteme_tokens(model))
+    p = np.exp(cmodel.log_probs(batch))
+    w = 0
+    for ns in per_sent:
+        if ns is None:
+            out.append(None)
+            continue
+        sent = []
+        for nd in ns:
+            a, b = int(batch.cand_ptr[w]), int(batch.cand_ptr[w + 1])
+            sent.append((batch.cands[a:b], p[a:b]))
+            w += 1
+        out.append(sent)
+    return out
+
+
+def correct_sentences_paper(model, cmodel: CorrectionModel, sentences: Sequence[PunctSentence],
+                            noise: Optional[SlotNoise] = None) -> List[List[SlotCorrection]]:
+    """The paper's method: ``T'_e`` = the Viterbi underlying tree of the observed punctuation,
+    ``T'_c ~ Π_w p(l, r | w, e_w)`` (the correction model), ``x_c`` through the punctuation model's
+    channel; per slot, the string of least expected edit distance under the exact slot marginal of
+    ``x_c`` (restoration's compiled decoder with its settings).  A sentence whose observed punctuation
+    has no derivation (no ``T'_e``) is corrected by the noise method with ``noise``."""
+    sentences = list(sentences)
+    dists = paper_node_distributions(model, cmodel, sentences)
+    ok = [k for k, d in enumerate(dists) if d is not None]
+    priors = []
+    for k in ok:
+        first, last = mbr._check_sentence(sentences[k], k)
+        priors.append([mbr._Prior([c for c, _ in dists[k]], [p for _, p in dists[k]], first, last)])
+    channel = mbr._channel_for(model)
+    choices = marginal_choices(priors, model.grammar, channel.phi, channel.r2l, prune=mbr.EXACT_PRUNE,
+                               beam=mbr.EXACT_BEAM, candidates=mbr.EXACT_CANDIDATES,
+                               support_min=mbr.EXACT_SUPPORT_MIN, expand=mbr.EXACT_EXPAND, wide=mbr.EXACT_WIDE,
+                               rescale=mbr.EXACT_RESCALE, symbols=model.inventory.symbols) if priors else []
+    out: List[Optional[List[SlotCorrection]]] = [None] * len(sentences)
+    for k, ch in zip(ok, choices):
+        out[k] = [SlotCorrection(tuple(y), tuple(x), float(p)) for y, (x, p) in zip(sentences[k].slots, ch)]
+    rest = [k for k in range(len(sentences)) if out[k] is None]
+    if rest:
+        for k, c in zip(rest, correct_sentences(model, [sentences[k] for k in rest], noise)):
+            out[k] = c
+    return out
+
+
+def correct(model, sentences: Sequence[PunctSentence], method: str = "noise", noise: Optional[SlotNoise] = None,
+            correction_model: Optional[CorrectionModel] = None) -> List[List[SlotCorrection]]:
+    """Correct with ``method`` (:data:`METHODS`): ``"noise"`` (:func:`correct_sentences`) or ``"paper"``
+    (:func:`correct_sentences_paper`, which needs ``correction_model``)."""
+    if method not in METHODS:
+        raise ValueError(Errors.E841.format(methods=METHODS, method=method))
+    if method == "paper":
+        return correct_sentences_paper(model, correction_model, sentences, noise)
+    return correct_sentences(model, sentences, noise)

@@ -1290,8 +1290,8 @@ def _check_trees(trees: Sequence[PunctSentence], k: int) -> None:
                                                 words_0=words[:8]))
 
 
-def _prepare_mixtures(model, tree_sets: Sequence[Sequence[PunctSentence]]
-                      ) -> Tuple[List[List[_Prior]], _Channel]:
+def mixture_priors(model, tree_sets: Sequence[Sequence[PunctSentence]]
+                   ) -> Tuple[List[List[_Prior]], _Channel]:
     """The priors of every tree, grouped by sentence (one batched ATTACH pass over all trees)."""
     tree_sets = [list(ts) for ts in tree_sets]
     for k, ts in enumerate(tree_sets):
@@ -1307,7 +1307,7 @@ def _prepare_mixtures(model, tree_sets: Sequence[Sequence[PunctSentence]]
 def mixture_slot_marginals(model, trees: Sequence[PunctSentence]) -> List[Dict[Surface, float]]:
     """``(1/K) Σ_k p(x_i | T_k)`` for every slot: the exact slot marginals of the uniform mixture
     of ``K`` trees of one sentence (paper footnote 20; one tree: :func:`slot_marginals`)."""
-    (priors,), channel = _prepare_mixtures(model, [trees])
+    (priors,), channel = mixture_priors(model, [trees])
     out = []
     for i in range(priors[0].n + 1):
         marg, log_scale = _mixture_marginal(priors, i, model.grammar, channel)
@@ -1375,7 +1375,7 @@ def restore_mixtures(model, tree_sets: Sequence[Sequence[PunctSentence]], method
     sampling), tree ``j`` of sentence ``k`` drawing from ``default_rng([seed, k])`` (``j = 0``) or
     ``default_rng([seed, k, j])``.  One tree per sentence is exactly :func:`restore_sentences`."""
     n_samples, seed = _check_args(method, n_samples, seed)
-    prior_sets, channel = _prepare_mixtures(model, tree_sets)
+    prior_sets, channel = mixture_priors(model, tree_sets)
     if method == "marginal":
         return _marginal(model, prior_sets, channel)
     out = []

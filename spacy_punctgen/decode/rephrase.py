@@ -1,19 +1,22 @@
 """Rephrasing: reorder the dependents of nouns and verbs, then regenerate the surface
 punctuation from the underlying punctemes through the channel (docs/rephrasing.md).
 
-Two ways to punctuate a reordered sentence:
+The three settings of the evaluation:
 
-* :func:`rephrase_sentence`: every node keeps the ``(l, r)`` punctemes of the best
-  underlying tree, the slots' underlying strings are rebuilt for the new order
+* **Base** (:func:`baseline_sentence`): an :class:`OrderModel` fitted on surface trees
+  (:func:`surface_tree`: words plus punctuation tokens, which hang from the word UD attaches
+  them to) reorders the surface tree; punctuation tokens move like words.
+* **Half** (:func:`rephrase_sentence` with :func:`word_order`): the words move exactly as in
+  Base; every node keeps the ``(l, r)`` punctemes of the best underlying tree, the slots'
+  underlying strings are rebuilt for the new order
   (:func:`~spacy_punctgen.data.underlying.underlying_sequences`) and each slot gets the
-  channel's most probable surface string;
-* :func:`baseline_sentence`: the surface punctuation tokens stay dependents of the word
-  UD attaches them to and move with it, like words (the baseline of the paper's §6.3).
+  channel's most probable surface string.
+* **Full** (:func:`rephrase_sentence` with :func:`underlying_word_order`): as Half, but the
+  order is drawn by an :class:`OrderModel` fitted with :meth:`OrderModel.fit_underlying` on
+  the recovered underlying trees (:func:`underlying_tree`: the depunctuated tree whose nodes
+  carry their punctemes), so no punctuation token is ever a dependent to be ordered.
 
-Both apply the same word order, drawn by :class:`OrderModel` from the surface tree
-(words with their projectivised heads, punctuation attached by its UD head), so they
-differ only in how the punctuation is placed.  The order moves whole subtrees, so a
-projective tree stays projective.
+The order moves whole subtrees, so a projective tree stays projective.
 """
 from __future__ import annotations
 
@@ -101,36 +104,118 @@ def _offsets(heads: Sequence[int]) -> List[int]:
     return off
 
 
+@dataclass
+class UnderlyingTree:
+    """A recovered underlying tree T': the depunctuated words' projectivised ``heads``
+    (0-based, -1 root), ``upos`` and ``deprels``, and each node's underlying ``(l, r)``
+    punctemes (``pairs``, from :func:`~spacy_punctgen.model.analysis.analyze`)."""
+
+    upos: List[str]
+    heads: List[int]
+    deprels: List[str]
+    pairs: List[Tuple[Tuple[str, ...], Tuple[str, ...]]]
+
+
+def underlying_tree(sentence: PunctSentence, pairs: Sequence[Tuple[Sequence[str], Sequence[str]]]) -> UnderlyingTree:
+    """``sentence``'s depunctuated tree with the punctemes ``pairs`` (one per word) on its nodes."""
+    n = len(sentence.words)
+    if len(pairs) != n:
+        raise ValueError(Errors.E865.format(n_pairs=len(pairs), n=n))
+    return UnderlyingTree(list(sentence.upos), list(sentence.heads), list(sentence.deprels),
+                          [(tuple(l), tuple(r)) for l, r in pairs])
+
+
+def own_keys(heads: Sequence[int]) -> List[float]:
+    """Each node's own signed rank as a sort key: :func:`linearize` under these keys gives back
+    the original order of a projective tree."""
+    return [float(o) for o in _offsets(heads)]
+
+
 class OrderModel:
     """For each (head UPOS, dependent relation) under a noun or verb, the mean and standard
     deviation of the dependent's signed rank beside its head in the training trees.  A
     sentence is reordered by drawing each such dependent's key from that normal
     distribution (the head's key is 0) and sorting every group by key; dependents of other
     heads, or of an unseen relation, keep their own rank.  Simple on purpose: it learns the
-    side and the distance from the head, which is what most English order alternations
-    (fronted adverbials, postposed subjects) change."""
+    side and the distance from the head, which is what most order alternations (fronted
+    adverbials, postposed subjects) change.
 
-    def __init__(self, stats: Dict[Tuple[str, str], Tuple[float, float]]):
+    :meth:`fit` reads surface trees (punctuation tokens are dependents with relation
+    ``punct``: the Base and Half settings); :meth:`fit_underlying` reads underlying trees
+    (no punctuation token; ranks count words only: the Full setting); with ``punctemes`` it
+    also keeps the statistics of (head UPOS, relation, the dependent's ``(l, r)`` punctemes)
+    seen at least ``min_count`` times, which a dependent with those punctemes draws from
+    instead (a fronted clause carries its comma puncteme, a postposed one usually none)."""
+
+    def __init__(self, stats: Dict[Tuple[str, str], Tuple[float, float]], underlying: bool = False,
+                 fine: Optional[Dict[Tuple, Tuple[float, float]]] = None):
         self.stats = stats
+        self.underlying = underlying
+        self.fine = dict(fine or {})
+
+    @staticmethod
+    def _moments(acc: Dict, min_count: int = 1) -> Dict:
+        return {k: (float(np.mean(v)), float(np.std(v))) for k, v in acc.items() if len(v) >= min_count}
 
     @classmethod
     def fit(cls, trees: Iterable[SurfaceTree]) -> "OrderModel":
         acc: Dict[Tuple[str, str], List[int]] = defaultdict(list)
         for t in trees:
+            if not isinstance(t, SurfaceTree):
+                raise TypeError(Errors.E867.format(kind="surface", got=type(t).__name__))
             for i, off in enumerate(_offsets(t.heads)):
                 h = t.heads[i]
                 if h >= 0 and t.upos[h] in ORDERED_HEADS:
                     acc[t.upos[h], t.deprels[i]].append(off)
         if not acc:
             raise ValueError(Errors.E863)
-        return cls({k: (float(np.mean(v)), float(np.std(v))) for k, v in acc.items()})
+        return cls(cls._moments(acc))
 
-    def keys(self, tree: SurfaceTree, rng: np.random.Generator) -> List[float]:
-        """One sort key per token of ``tree`` (drawn with ``rng``)."""
+    @classmethod
+    def fit_underlying(cls, trees: Iterable[UnderlyingTree], punctemes: bool = False,
+                       min_count: int = 5) -> "OrderModel":
+        """The Full setting's model, from underlying trees (ranks count words only);
+        ``punctemes=True`` adds the puncteme-conditioned statistics (a variant: it keeps a
+        dependent nearer its original side, since its punctemes were chosen there)."""
+        if min_count < 1:
+            raise ValueError(Errors.E868.format(min_count=min_count))
+        acc: Dict[Tuple[str, str], List[int]] = defaultdict(list)
+        fine: Dict[Tuple, List[int]] = defaultdict(list)
+        for t in trees:
+            if not isinstance(t, UnderlyingTree):
+                raise TypeError(Errors.E867.format(kind="underlying", got=type(t).__name__))
+            for i, off in enumerate(_offsets(t.heads)):
+                h = t.heads[i]
+                if h >= 0 and t.upos[h] in ORDERED_HEADS:
+                    acc[t.upos[h], t.deprels[i]].append(off)
+                    if punctemes:
+                        fine[t.upos[h], t.deprels[i], t.pairs[i]].append(off)
+        if not acc:
+            raise ValueError(Errors.E863)
+        return cls(cls._moments(acc), underlying=True, fine=cls._moments(fine, min_count))
+
+    def _stat(self, tree, i: int) -> Optional[Tuple[float, float]]:
+        h = tree.heads[i]
+        if h < 0 or tree.upos[h] not in ORDERED_HEADS:
+            return None
+        key = (tree.upos[h], tree.deprels[i])
+        if self.underlying and self.fine:
+            st = self.fine.get(key + (tree.pairs[i],))
+            if st is not None:
+                return st
+        return self.stats.get(key)
+
+    def keys(self, tree, rng: np.random.Generator) -> List[float]:
+        """One sort key per node of ``tree`` (drawn with ``rng``): a :class:`SurfaceTree` for a
+        model from :meth:`fit`, an :class:`UnderlyingTree` for one from :meth:`fit_underlying`."""
+        want = UnderlyingTree if self.underlying else SurfaceTree
+        if not isinstance(tree, want):
+            raise TypeError(Errors.E867.format(kind="underlying" if self.underlying else "surface",
+                                                got=type(tree).__name__))
         own = _offsets(tree.heads)
         out = []
-        for i, h in enumerate(tree.heads):
-            st = self.stats.get((tree.upos[h], tree.deprels[i])) if h >= 0 and tree.upos[h] in ORDERED_HEADS else None
+        for i in range(len(tree.heads)):
+            st = self._stat(tree, i)
             out.append(float(own[i]) if st is None else st[0] + st[1] * float(rng.standard_normal()))
         return out
 
@@ -156,6 +241,12 @@ def word_order(tree: SurfaceTree, keys: Sequence[float]) -> List[int]:
     :func:`linearize` with the punctuation tokens left out (they are leaves, so leaving them
     out changes no word's place relative to another)."""
     return [tree.word[t] for t in linearize(tree.heads, keys) if tree.word[t] >= 0]
+
+
+def underlying_word_order(tree: UnderlyingTree, keys: Sequence[float]) -> List[int]:
+    """The words' new order (old word indices) under the underlying tree's keys (the Full
+    setting): the underlying tree has no punctuation node, so this is :func:`linearize`."""
+    return linearize(tree.heads, keys)
 
 
 def baseline_sentence(tree: SurfaceTree, keys: Sequence[float]) -> List[str]:

@@ -212,6 +212,52 @@ def nunberg_mrr(rows: Sequence[BigramRow], confident: float = 0.5) -> dict:
 
 
 # ---------------------------------------------------------------------------
+# Beyond English: how far his rules reach, rule by rule
+
+#: the languages Nunberg's rules were written for (elsewhere they are a yardstick only)
+NUNBERG_LANGS = frozenset({"en"})
+
+
+def nunberg_coverage(rows: Sequence[BigramRow], top: int = 8) -> dict:
+    """How much of the seen punctuation his rules can speak about: over the bigrams of ``rows``
+    (seen in the 1-best underlying trees; those starting with ``^`` left out, no rule has it),
+    the share of bigram occurrences whose two symbols are both his types, and the ``top`` other
+    symbols by the occurrences they take part in (``،``, ``¿``, ``«``, ``।``: marks of other
+    languages that his English rules do not name)."""
+    total = inside = 0
+    outside: Counter = Counter()
+    for r in rows:
+        if r.a == BOS:
+            continue
+        total += r.count
+        if r.a in NUNBERG_TYPES and r.b in NUNBERG_TYPES:
+            inside += r.count
+        else:
+            for sym in {r.a, r.b} - NUNBERG_TYPES:
+                outside[sym] += r.count
+    return {"n_occurrences": total, "n_in_types": inside,
+            "share_in_types": inside / total if total else float("nan"),
+            "outside_symbols": [{"symbol": sym, "count": c}
+                                for sym, c in sorted(outside.items(), key=lambda kv: (-kv[1], kv[0]))[:top]]}
+
+
+def rule_agreement(rows: Sequence[BigramRow], threshold: float = 0.75, min_count: int = 25) -> List[dict]:
+    """Per rule of :data:`RULES`: the bigrams seen at least ``min_count`` times that it rewrites,
+    how many of them the model's most probable output follows (and how many with probability
+    above ``threshold``), and how many it confidently rewrites otherwise: which of his rules
+    hold on a treebank, whatever its language."""
+    out = []
+    for name, _ in RULES:
+        mine = [r for r in rows if r.rule == name and r.count >= min_count]
+        follows = [r for r in mine if r.verdict == "nunberg"]
+        out.append({"rule": name, "n_bigrams": len(mine), "n_follows": len(follows),
+                    "n_follows_confident": sum(r.best_p > threshold for r in follows),
+                    "n_contradicts_confident": sum(r.verdict != "nunberg" and r.best_p > threshold for r in mine),
+                    "bigrams": [f"{r.a} {r.b}" for r in mine]})
+    return out
+
+
+# ---------------------------------------------------------------------------
 # One pass over the training trees
 
 _CLOSERS = frozenset(OPEN_TO_CLOSE.values())
@@ -414,9 +460,11 @@ def attach_report(model: PunctModel, tb: TreebankPass, top_pairs: int = 5, min_n
 
 def learned_report(model: PunctModel, sentences: Sequence[PunctSentence], xi_model: Optional[PunctModel] = None,
                    threshold: float = 0.75, min_count: int = 25, confident: float = 0.5, top_pairs: int = 5,
-                   top_weights: int = 10, min_nodes: int = 20) -> dict:
+                   top_weights: int = 10, min_nodes: int = 20, lang: Optional[str] = None) -> dict:
     """Everything docs/learned.md shows, for ``model`` on its training ``sentences`` (and the
-    symmetric pairs of ``xi_model``, trained with another ξ, on the same sentences)."""
+    symmetric pairs of ``xi_model``, trained with another ξ, on the same sentences); ``lang``
+    (the treebank's language, if known) only says whether Nunberg's English rules are the
+    language's own (:data:`NUNBERG_LANGS`) or a yardstick."""
     if model.mode != "full":
         raise ValueError(Errors.E791.format(mode=model.mode))
     tb = treebank_pass(model, sentences)
@@ -429,12 +477,15 @@ def learned_report(model: PunctModel, sentences: Sequence[PunctSentence], xi_mod
         "mrr": nunberg_mrr(every, confident),
         "mrr_seen": nunberg_mrr([r for r in seen if r.a != BOS], confident),
         "nunberg_types": types,
+        "coverage": nunberg_coverage(seen),
+        "rules": rule_agreement(seen, threshold, min_count),
     }
     symmetric = [attach_report(model, tb, top_pairs, min_nodes)]
     if xi_model is not None:
         symmetric.append(attach_report(xi_model, treebank_pass(xi_model, sentences), top_pairs, min_nodes))
     return {
         "model": model_summary(model), "n_sentences": tb.n_sentences, "n_impossible": tb.n_impossible,
+        "lang": lang, "nunberg_language": None if lang is None else lang in NUNBERG_LANGS,
         "nunberg": {"source": NUNBERG_SOURCE, "rules": [{"name": n, "says": d} for n, d in RULES]},
         "paper_en": PAPER_EN,
         "channel": channel,
@@ -443,6 +494,118 @@ def learned_report(model: PunctModel, sentences: Sequence[PunctSentence], xi_mod
         "examples": [{"context": c, "property": p, "weight": feature_weight(model, c, p)}
                      for c, p in EXAMPLE_FEATURES],
     }
+
+
+# ---------------------------------------------------------------------------
+# Across treebanks (results/learned_summary.md)
+
+#: the paper's five relations most likely to get symmetric punctemes (English, its Table 4)
+PAPER_EN_SYMMETRIC = ("parataxis", "appos", "advcl", "ccomp", "list")
+
+
+def _need(report: dict, path: str, *keys: str):
+    value = report
+    for k, key in enumerate(keys):
+        if not isinstance(value, dict) or key not in value:
+            raise ValueError(Errors.E794.format(path=path, problem=f"no {'.'.join(keys[:k + 1])}"))
+        value = value[key]
+    return value
+
+
+def _number(value) -> Optional[float]:
+    """A figure read back from learned.json: NaN was written as null."""
+    return None if value is None else float(value)
+
+
+def summary_row(name: str, report: dict, path: str = "", top: int = 3) -> dict:
+    """One treebank's line of the cross-treebank summary, from its ``learned.json`` (``report``):
+    confident edits and how many are Nunberg's, MRR, the share of its bigrams his rules can
+    judge, and the ``top`` most symmetric relations of its ξ = 0 and ξ > 0 models (E794 names
+    what a malformed report lacks)."""
+    path = path or name
+    conf = _need(report, path, "channel", "confident")
+    for key in ("n_bigrams", "n_confident", "n_nunberg", "n_changes", "n_changes_nunberg"):
+        _need(conf, path, key)
+    mrr, mrr_seen = _need(report, path, "channel", "mrr"), _need(report, path, "channel", "mrr_seen")
+    for r in (mrr, mrr_seen):
+        for key in ("mrr", "n_rules", "mrr_confident", "n_rules_confident"):
+            _need(r, path, key)
+    symmetric = _need(report, path, "symmetric")
+    if not isinstance(symmetric, list) or not symmetric:
+        raise ValueError(Errors.E794.format(path=path, problem="no model in symmetric"))
+    models = []
+    for s in symmetric:
+        xi = _need(s, path, "model", "xi")
+        rels = _need(s, path, "relations")
+        unmatched = _need(s, path, "overall", "unmatched")
+        models.append({"xi": float(xi), "unmatched": _number(unmatched),
+                       "top": [{"relation": r["relation"], "symmetric": float(r["symmetric"])} for r in rels[:top]]})
+    xi0 = next((m for m in models if m["xi"] == 0), None)
+    xip = next((m for m in models if m["xi"] > 0), None)
+    cov = report["channel"].get("coverage")
+    return {
+        "treebank": name, "lang": report.get("lang"), "n_sentences": _need(report, path, "n_sentences"),
+        "direction": _need(report, path, "model", "direction"), "xi": float(_need(report, path, "model", "xi")),
+        "n_bigrams": conf["n_bigrams"], "n_confident": conf["n_confident"], "n_nunberg": conf["n_nunberg"],
+        "n_changes": conf["n_changes"], "n_changes_nunberg": conf["n_changes_nunberg"],
+        "share_in_types": None if cov is None else _number(cov["share_in_types"]),
+        "mrr": _number(mrr["mrr"]), "n_rules": mrr["n_rules"], "mrr_confident": _number(mrr["mrr_confident"]),
+        "n_rules_confident": mrr["n_rules_confident"], "mrr_seen": _number(mrr_seen["mrr"]),
+        "n_rules_seen": mrr_seen["n_rules"],
+        "rules_followed": (None if "rules" not in report["channel"] else
+                           [r["rule"] for r in report["channel"]["rules"] if r["n_follows_confident"]]),
+        "xi0": xi0, "xi_pos": xip,
+    }
+
+
+def learned_summary(reports: Dict[str, dict], paths: Optional[Dict[str, str]] = None, top: int = 3) -> dict:
+    """The cross-treebank summary of ``{treebank: learned.json report}`` (in the given order),
+    with the paper's English figures beside them."""
+    rows = [summary_row(name, rep, (paths or {}).get(name, name), top) for name, rep in reports.items()]
+    return {"treebanks": rows,
+            "paper_en": {**PAPER_EN, "symmetric": list(PAPER_EN_SYMMETRIC)}}
+
+
+def _top_cell(model: Optional[dict]) -> str:
+    if model is None:
+        return "–"
+    return ", ".join(f"{t['relation']} {t['symmetric']:.2f}" for t in model["top"]) or "–"
+
+
+def summary_markdown(summary: dict) -> str:
+    """The summary as results/learned_summary.md."""
+    paper = summary["paper_en"]
+    out = ["# What the model learned, treebank by treebank", "",
+           "Generated by `spacy project run learned-summary .` from `results/<treebank>/learned/learned.json` "
+           "(docs/learned.md). *confident*: bigrams seen at least 25 times in the 1-best underlying trees "
+           "whose most probable output has p > 0.75; *Nunberg's*: of those, how many apply his rule (of the "
+           "confident outputs that change the bigram, in brackets); *in his types*: the share of seen bigram "
+           "occurrences his rules can judge (his rules are English: elsewhere a yardstick); MRR of his output "
+           "over every rule of his types in the model's Σ, over those where some output has p > 0.5 (the "
+           "paper's two figures) and over the bigrams seen in training; the three relations whose average "
+           "ATTACH distribution puts most mass on mirror-image pairs (that mass), at ξ = 0 and ξ > 0, and the "
+           "expected share of nodes with an unmatched mark (what ξ penalises).", "",
+           "| treebank | lang | sentences | confident | Nunberg's | in his types | MRR (rules) | MRR confident "
+           "(rules) | MRR seen (rules) | top symmetric, ξ = 0 | top symmetric, ξ > 0 | unmatched ξ = 0 → ξ > 0 |",
+           "|---|---|---:|---:|---|---:|---|---|---|---|---|---|"]
+    for r in summary["treebanks"]:
+        xi0, xip = r["xi0"], r["xi_pos"]
+        unm = (_fmt(xi0["unmatched"] if xi0 else None, 4) + " → "
+               + (f"{_fmt(xip['unmatched'], 4)} (ξ = {xip['xi']:g})" if xip else "–"))
+        share = "–" if r["share_in_types"] is None else f"{100 * r['share_in_types']:.1f} %"
+        out.append(f"| {r['treebank']} | {r['lang'] or '–'} | {r['n_sentences']:,} | {r['n_confident']} | "
+                   f"{r['n_nunberg']} ({r['n_changes_nunberg']} of {r['n_changes']} changes) | {share} | "
+                   f"{_fmt(r['mrr'])} ({r['n_rules']}) | {_fmt(r['mrr_confident'])} ({r['n_rules_confident']}) | "
+                   f"{_fmt(r['mrr_seen'])} ({r['n_rules_seen']}) | {_top_cell(xi0)} | {_top_cell(xip)} | {unm} |")
+    out.append(f"| paper (English, UD 1.4) | en | – | {paper['n_confident']} | {paper['n_nunberg']} | – | "
+               f"{paper['mrr']} ({paper['n_rules']}) | {paper['mrr_confident']} ({paper['n_rules_confident']}) | – | "
+               f"– | {', '.join(paper['symmetric'])} (its ξ, tuned on dev) | – |")
+    out += ["", "Nunberg's rules that the model follows with p > 0.75 on at least one bigram seen 25 times:", ""]
+    for r in summary["treebanks"]:
+        followed = r["rules_followed"]
+        out.append(f"* {r['treebank']}: " + ("– (a report without the rule-by-rule table)" if followed is None
+                                             else ", ".join(followed) or "none"))
+    return "\n".join(out) + "\n"
 
 
 # ---------------------------------------------------------------------------
@@ -465,6 +628,24 @@ def _out(a: str, b: str, edit: str) -> str:
     return _code({"ab": f"{a} {b}", "a": a, "b": b, "ba": f"{b} {a}"}[edit])
 
 
+def _language_note(report: dict) -> List[str]:
+    """A paragraph on how far his (English) rules speak for this treebank's language, with the
+    share of its seen bigrams they can judge; nothing for English or an unknown language
+    without coverage figures."""
+    cov, lang = report["channel"].get("coverage"), report.get("lang")
+    if cov is None:
+        return []
+    share = f"{100 * cov['share_in_types']:.1f} %" if cov["n_occurrences"] else "–"
+    others = ", ".join(f"{_code(o['symbol'])} {o['count']:,}" for o in cov["outside_symbols"])
+    reach = (f"Of the {cov['n_occurrences']:,} occurrences of seen bigrams (those after `^` left out), {share} "
+             f"are made of his types" + (f"; the other marks most often in them: {others}." if others else "."))
+    if lang is None or lang in NUNBERG_LANGS:
+        return [reach, ""]
+    return [f"Nunberg's rules describe English ({lang!r} here): for this language they are a yardstick, not "
+            "its own rules (the American quote transposition above all), and the paper gives these figures for "
+            "English only. " + reach, ""]
+
+
 def markdown_tables(report: dict, title: str = "") -> str:
     """The report's tables in Markdown (what the ``learned`` command writes as learned.md)."""
     ch, m = report["channel"], report["model"]
@@ -479,8 +660,9 @@ def markdown_tables(report: dict, title: str = "") -> str:
            f"rule for, {conf['n_not_nunberg']} do neither, and {conf['n_outside']} hold a symbol outside his "
            f"types (`^` included). Of the {conf['n_changes']} confident outputs that change the bigram, "
            f"**{conf['n_changes_nunberg']}** are Nunberg's and {conf['n_changes_outside']} are outside his "
-           f"types. (Paper, English: {paper['n_nunberg']} of {paper['n_confident']}.)", "",
-           "| bigram | count | output | p | Nunberg's rule | verdict |", "|---|---:|---|---:|---|---|"]
+           f"types. (Paper, English: {paper['n_nunberg']} of {paper['n_confident']}.)", ""]
+    out += _language_note(report)
+    out += ["| bigram | count | output | p | Nunberg's rule | verdict |", "|---|---:|---|---:|---|---|"]
     for e in conf["edits"]:
         rule = f"{e['rule']}: {_out(e['a'], e['b'], e['rule_edit'])}" if e["rule"] else "–"
         out.append(f"| {_bigram(e['a'], e['b'])} | {e['count']:,} | {_out(e['a'], e['b'], e['best'])} | "
@@ -489,6 +671,15 @@ def markdown_tables(report: dict, title: str = "") -> str:
         out += ["", "Seen as often, but no output above the threshold: " + ", ".join(
             f"{_bigram(e['a'], e['b'])} ({_out(e['a'], e['b'], e['best'])} {e['best_p']:.2f})"
             for e in conf["unconfident"]) + "."]
+    if ch.get("rules"):
+        out += ["", f"His rules one by one, over the bigrams seen at least {conf['min_count']} times that each "
+                "rewrites: how many of them the model's most probable output follows (with probability above "
+                f"{conf['threshold']:g}), and how many it confidently rewrites otherwise.", "",
+                "| rule | bigrams | follows | confidently | confidently otherwise | bigrams |",
+                "|---|---:|---:|---:|---:|---|"]
+        for r in ch["rules"]:
+            out.append(f"| {r['rule']} | {r['n_bigrams']} | {r['n_follows']} | {r['n_follows_confident']} | "
+                       f"{r['n_contradicts_confident']} | {', '.join(_code(b) for b in r['bigrams']) or '–'} |")
     out += ["", "Mean reciprocal rank of Nunberg's output among the learned outputs of every bigram his rules "
             "rewrite:", "",
             "| bigrams | rules | MRR | rules with max p > 0.5 | MRR there | ranks 1 / 2 / 3 / 4 |",

@@ -282,6 +282,66 @@ def viterbi(lat: Lattice, grammar: Grammar, cand_p, phi, r2l: bool,
     return float(logmax), best
 
 
+#: :func:`viterbi_bounded`: the first pass keeps, per node, the candidates at least this share
+#: of the node's most probable one (any value gives the same result; this one is fastest on en_ewt)
+BOUND_SHARE = 1e-3
+#: :func:`viterbi_bounded` prunes a candidate only if its bound is below the best derivation
+#: found by this much (log space): far above the rounding of either figure (~1e-12)
+BOUND_MARGIN = 1e-6
+
+
+def viterbi_bounded(lat: Lattice, grammar: Grammar, cand_p, phi, r2l: bool, n_punctemes: int,
+                    phi_checked: bool = False) -> Tuple[float, np.ndarray]:
+    """:func:`viterbi` with the candidates that cannot be in a best derivation removed first;
+    the best derivation (the chosen candidate of every node, as indices into ``lat``) is the
+    same, and so is its log-probability up to rounding.
+
+    Why it is exact: a derivation's probability is the product of its candidates' ``cand_p``
+    and of one channel path per slot, each a product of edit probabilities ``<= 1``.  So no
+    derivation through candidate ``c`` of node ``w`` beats ``U(c) = cand_p[c] · Π_{v≠w}
+    max cand_p[v]``, while any derivation of a sub-lattice is one of ``lat``, with probability
+    ``L <= L*`` (the best).  A first Viterbi pass over the candidates at least ``BOUND_SHARE``
+    of their node's best gives such an ``L``; the candidates with ``U(c) < L`` (less a margin
+    far above rounding) are in no best derivation, every candidate of every best derivation is
+    kept, and Viterbi over the kept ones (the first pass's lattice where it already holds them)
+    chooses what it chooses over ``lat``: each node's first candidate of greatest max-marginal,
+    the candidates of best derivations in ``lat``'s order.  Where the first pass finds no
+    derivation (or a node has no candidate of positive probability) this is plain
+    :func:`viterbi`.  On en_ewt dev sentences the kept candidates are about 5 % of the lattice.
+    ``n_punctemes``: the grammar's punctemes (for :func:`restrict_lattice`)."""
+    p = _check_p(lat, cand_p)
+    ptr = np.asarray(lat.cand_ptr, dtype=np.int64)
+    if lat.n_candidates == 0 or not (ptr[1:] > ptr[:-1]).all():
+        return viterbi(lat, grammar, p, phi, r2l, phi_checked)
+    if not phi_checked:
+        phi = _check_phi(grammar, phi)
+    top = np.maximum.reduceat(p, ptr[:-1])
+    if not (top > 0).all():  # a node without a possible candidate: p(x|T) = 0
+        return viterbi(lat, grammar, p, phi, r2l, True)
+    node = np.asarray(lat.cand_node, dtype=np.int64)
+    first = p >= BOUND_SHARE * top[node]
+    if first.all():
+        return viterbi(lat, grammar, p, phi, r2l, True)
+    lat1 = restrict_lattice(lat, first, n_punctemes)
+    low, best1 = viterbi(lat1, grammar, p[first], phi, r2l, True)
+    if not np.isfinite(low):
+        return viterbi(lat, grammar, p, phi, r2l, True)
+    log_top = np.log(top)
+    with np.errstate(divide="ignore"):
+        bound = np.log(p) + (log_top.sum() - log_top[node])
+    keep = bound >= low - BOUND_MARGIN
+    if not (keep & ~first).any():  # the first pass held every candidate that can win
+        idx, logbest, best = np.flatnonzero(first), low, best1
+    elif keep.all():
+        return viterbi(lat, grammar, p, phi, r2l, True)
+    else:
+        idx = np.flatnonzero(keep)
+        logbest, best = viterbi(restrict_lattice(lat, keep, n_punctemes), grammar, p[keep], phi, r2l, True)
+    if not np.isfinite(logbest):  # cannot happen (the kept lattice holds a derivation): be plain
+        return viterbi(lat, grammar, p, phi, r2l, True)
+    return logbest, idx[best]
+
+
 def sample_posterior(lat: Lattice, grammar: Grammar, cand_p, phi, r2l: bool, n_samples: int,
                      seed: int = 0) -> np.ndarray:
     """Exact samples T' ~ p(T' | T, x): int64[n_samples, n] lattice-candidate indices.

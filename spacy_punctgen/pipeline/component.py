@@ -49,7 +49,8 @@ replaced): surface punctuation per slot is chosen by :func:`decode.restore_sente
 ``mode = "correct"`` (punctuated text that may hold errors): each slot's punctuation is
 corrected from the model's slot marginal times a noise model of how writers damage it
 (:mod:`.correct`, docs/correction.md): ``doc._.corrected_punct`` (per slot ``observed``,
-``surface``, ``prob``) and ``doc._.corrected_text``.
+``surface``, ``prob``) and ``doc._.corrected_text``.  With ``correction_model`` (the folder of a
+correction model written by ``scripts/correct_train.py``) the paper's method corrects instead.
 
 Training.  The component is a :class:`TrainablePipe`: its θ and ψ live as float32
 params ``theta``/``psi`` of a parameter-only thinc :class:`Model`, the registered
@@ -82,7 +83,8 @@ and ``spacy.load``) goes through spaCy's serializer dicts, whose keys ``exclude`
 ``cfg`` (the settings, ``cfg`` in the component's folder) and ``model`` (the trained
 :class:`PunctModel`: the ``model/`` folder, or the model shipped for the language if the
 component has not loaded one yet).  Loading restores the saved settings except
-:data:`RUNTIME_SETTINGS` (how to run: ``mode``, ``restore_method``, ``n_samples``, ``seed``),
+:data:`RUNTIME_SETTINGS` (how to run: ``mode``, ``restore_method``, ``n_samples``, ``seed``,
+``kbest_weights``),
 which stay those the loading pipeline's config gave the component.  ``from_disk`` of a folder
 without ``model/`` raises E013 (unless ``model`` is excluded).
 """
@@ -106,9 +108,10 @@ from spacy.tokens import Doc, Token
 from spacy.training import Example, validate_examples, validate_get_examples
 from thinc.api import Model, Optimizer
 
-from spacy_punctgen.decode.mbr import MAX_SAMPLES, METHODS, restore_sentence, restore_sentences
+from spacy_punctgen.decode.mbr import MAX_SAMPLES, METHODS, restore_mixtures, restore_sentence, restore_sentences
 from spacy_punctgen.pipeline.correct import predict_corrections, set_corrections
 from spacy_punctgen.pipeline.doc_convert import check_doc, punct_sentences, docs_quote_xpos, gold_sentences, insert_punctuation
+from spacy_punctgen.pipeline.kbest import alternative_trees, check_weighting, restore_weighted_mixtures
 from spacy_punctgen.errors import Errors, Warnings
 from spacy_punctgen.data.inventory import BOS, UNK_SYMBOL
 from spacy_punctgen.data.underlying import underlying_sequences
@@ -121,7 +124,7 @@ MODES = ("analyze", "restore", "correct")
 #: Settings of how the component runs: loading a saved component keeps the ones the loading
 #: pipeline's config gave it (e.g. ``spacy.load(path, config={"components": {"punctgen":
 #: {"mode": "restore"}}})``); every other setting comes from the saved ``cfg``.
-RUNTIME_SETTINGS = ("mode", "restore_method", "n_samples", "seed")
+RUNTIME_SETTINGS = ("mode", "restore_method", "n_samples", "seed", "kbest_weights", "correction_model")
 _CACHE_LIMIT = 200_000
 
 # -------------------------------------------------------------- the extensions
@@ -267,6 +270,7 @@ def shipped_model_path(lang: str) -> Optional[Path]:
         "restore_method": "marginal",
         "n_samples": 1000,
         "seed": 0,
+        "kbest_weights": "uniform",
         "channel": "full",
         "direction": "r2l",
         "xi": 0.0,
@@ -277,6 +281,7 @@ def shipped_model_path(lang: str) -> Optional[Path]:
         "psi_keep_bias": 3.0,
         "psi_lr_scale": 10.0,
         "smooth_delta": 0.001,
+        "correction_model": None,
         "thinc_model": {"@architectures": PUNCT_MODEL_ARCHITECTURE},
         "scorer": {"@scorers": PUNCT_SCORER},
     },
@@ -286,18 +291,23 @@ def shipped_model_path(lang: str) -> Optional[Path]:
     default_score_weights={"punct_lp": 1.0, "punct_ppl": None, "punct_aed": None},
 )
 def make_punctgen(nlp: Language, name: str, model: Optional[str], mode: str, restore_method: str,
-                  n_samples: int, seed: int, channel: str, direction: str, xi: float, min_count: int,
-                  pairs_mode: str, templates: Optional[List[str]], psi_init: float, psi_keep_bias: float,
-                  psi_lr_scale: float, smooth_delta: float, thinc_model: Model,
+                  n_samples: int, seed: int, kbest_weights: str, channel: str, direction: str, xi: float,
+                  min_count: int, pairs_mode: str, templates: Optional[List[str]], psi_init: float,
+                  psi_keep_bias: float,
+                  psi_lr_scale: float, smooth_delta: float, correction_model: Optional[str], thinc_model: Model,
                   scorer: Optional[Callable]) -> "PunctGen":
     """``model`` is the path of a trained model (None: the one shipped for ``nlp.lang``);
     ``thinc_model`` the registered architecture holding its parameters, ``scorer`` the
-    registered scorer of :meth:`PunctGen.score`."""
+    registered scorer of :meth:`PunctGen.score`; ``kbest_weights`` how restoration weighs the
+    trees of a sentence that a ``punctgen_kbest`` component left in the Doc (``"uniform"`` or
+    ``"beam"``, see :meth:`PunctGen._restore`)."""
     return PunctGen(nlp.vocab, thinc_model, name=name, model_path=model, lang=nlp.lang, mode=mode,
-                    restore_method=restore_method, n_samples=n_samples, seed=seed, channel=channel,
+                    restore_method=restore_method, n_samples=n_samples, seed=seed, kbest_weights=kbest_weights,
+                    channel=channel,
                     direction=direction, xi=xi, min_count=min_count, pairs_mode=pairs_mode,
                     templates=templates, psi_init=psi_init, psi_keep_bias=psi_keep_bias,
-                    psi_lr_scale=psi_lr_scale, smooth_delta=smooth_delta, scorer=scorer)
+                    psi_lr_scale=psi_lr_scale, smooth_delta=smooth_delta, correction_model=correction_model,
+                    scorer=scorer)
 
 
 class PunctGen(TrainablePipe):
@@ -306,10 +316,11 @@ class PunctGen(TrainablePipe):
 
     def __init__(self, vocab, model: Model, name: str = "punctgen", *,
                  model_path: Optional[Union[str, Path]] = None, lang: str = "xx", mode: str = "analyze",
-                 restore_method: str = "marginal", n_samples: int = 1000, seed: int = 0, channel: str = "full",
+                 restore_method: str = "marginal", n_samples: int = 1000, seed: int = 0,
+                 kbest_weights: str = "uniform", channel: str = "full",
                  direction: str = "r2l", xi: float = 0.0, min_count: int = 5, pairs_mode: str = "halves",
                  templates: Optional[List[str]] = None, psi_init: float = 1.0, psi_keep_bias: float = 3.0,
-                 psi_lr_scale: float = 10.0, smooth_delta: float = 0.001,
+                 psi_lr_scale: float = 10.0, smooth_delta: float = 0.001, correction_model: Optional[str] = None,
                  scorer: Optional[Callable] = punct_score):
         if mode not in MODES:
             raise ValueError(Errors.E008.format(name="mode", allowed=list(MODES), value=mode))
@@ -318,6 +329,7 @@ class PunctGen(TrainablePipe):
             raise ValueError(Errors.E008.format(name="restore_method", allowed=list(METHODS), value=restore_method))
         n_samples = _int_setting("n_samples", n_samples, 1, MAX_SAMPLES)
         seed = _int_setting("seed", seed, 0, None)
+        check_weighting(kbest_weights, restore_method)
         if channel not in ("full", "attach"):
             raise ValueError(Errors.E008.format(name="channel", allowed=["full", "attach"], value=channel))
         self.vocab = vocab
@@ -326,10 +338,12 @@ class PunctGen(TrainablePipe):
         self.cfg: Dict[str, Any] = {
             "model": str(model_path) if model_path is not None else None, "lang": lang, "mode": mode,
             "restore_method": restore_method, "n_samples": int(n_samples), "seed": int(seed),
-            "channel": channel, "direction": direction, "xi": float(xi), "min_count": int(min_count),
+            "kbest_weights": kbest_weights, "channel": channel, "direction": direction, "xi": float(xi),
+            "min_count": int(min_count),
             "pairs_mode": pairs_mode, "templates": list(templates) if templates else None,
             "psi_init": float(psi_init), "psi_keep_bias": float(psi_keep_bias),
             "psi_lr_scale": float(psi_lr_scale), "smooth_delta": float(smooth_delta),
+            "correction_model": str(correction_model) if correction_model is not None else None,
         }
         self.scorer = scorer
         self.punct_model = None
@@ -397,6 +411,19 @@ class PunctGen(TrainablePipe):
     def quote_xpos(self) -> bool:
         return bool(self.punct_model.meta.get("quote_xpos", False)) if self.punct_model else False
 
+    def _correction_model(self):
+        """The paper's correction model of the ``correction_model`` setting (loaded once; None: the
+        noise method corrects), docs/correction.md."""
+        path = self.cfg.get("correction_model")
+        if path is None:
+            return None
+        got = getattr(self, "_correction", None)
+        if got is None or got[0] != path:
+            from spacy_punctgen.model.correction import CorrectionModel
+
+            got = self._correction = (path, CorrectionModel.from_disk(path))
+        return got[1]
+
     # ------------------------------------------------------------ inference
     def predict(self, docs: Iterable[Doc]) -> List[dict]:
         """Per Doc, the annotations to set (the Docs are not modified)."""
@@ -408,7 +435,8 @@ class PunctGen(TrainablePipe):
             if self.cfg["mode"] == "restore":
                 return self._restore(docs)
             if self.cfg["mode"] == "correct":
-                return predict_corrections(self.punct_model, docs, quote_xpos=self.quote_xpos)
+                return predict_corrections(self.punct_model, docs, quote_xpos=self.quote_xpos,
+                                           correction_model=self._correction_model())
             return self._analyze(docs)
 
     def _unseen(self, tok: str) -> bool:
@@ -479,25 +507,66 @@ class PunctGen(TrainablePipe):
                 total += lp
             return total
 
+    def _tree_sets(self, doc: Doc, sents: List[tuple]) -> Tuple[List[List[Any]], List[List[float]]]:
+        """Per sentence of ``sents`` (the Doc's own analysis), its trees: its own, then each other
+        analysis of the beam (:func:`~spacy_punctgen.pipeline.kbest.alternative_trees`) that is
+        one tree of the sentence with the same words; and their beam probabilities."""
+        own_prob, others = alternative_trees(doc)
+        sets = [[ps] for _, ps, _ in sents]
+        probs = [[own_prob if own_prob is not None else 1.0] for _ in sents]
+        for alt in others:
+            theirs = {si: ps for si, ps, _ in punct_sentences(doc, quote_xpos=self.quote_xpos,
+                                                              heads=alt.heads, deps=alt.deps)}
+            for q, (si, ps, _) in enumerate(sents):
+                other = theirs.get(si)
+                if other is not None and list(other.words) == list(ps.words):
+                    sets[q].append(other)
+                    probs[q].append(alt.prob)
+        return sets, probs
+
     def _restore(self, docs: List[Doc]) -> List[dict]:
         """Restoration of every sentence of the batch.  The deterministic decoders take all
         sentences in one call; the sampled ones one sentence at a time, so that a sentence's
-        draws never depend on the batch it came in (``seed`` fixes each sentence's stream)."""
+        draws never depend on the batch it came in (``seed`` fixes each sentence's stream).
+
+        Several trees: a Doc that a ``punctgen_kbest`` component parsed holds the beam's other
+        analyses; each sentence is decoded from the mixture of its own tree and those of the
+        other analyses that are one tree of it (the rest are left out for that sentence), weighed
+        equally (``kbest_weights = "uniform"``, :func:`decode.mbr.restore_mixtures`) or by the
+        beam's probabilities renormalised over the trees kept (``"beam"``,
+        :func:`~spacy_punctgen.pipeline.kbest.restore_weighted_mixtures`).  A sentence with one
+        tree is decoded exactly as without the component."""
         sents = [[(si, ps, wt) for si, ps, wt in punct_sentences(doc, quote_xpos=self.quote_xpos)
                   if ps is not None] for doc in docs]
-        trees = [ps for doc_sents in sents for _, ps, _ in doc_sents]
-        for ps in trees:
+        tree_sets: List[List[Any]] = []
+        weights: List[List[float]] = []
+        for doc, doc_sents in zip(docs, sents):
+            sets, probs = self._tree_sets(doc, doc_sents)
+            tree_sets.extend(sets)
+            weights.extend(probs)
+        for ps in (t for ts in tree_sets for t in ts):
             ps.slots = [()] * len(ps.slots)  # restoration ignores the punctuation already there
         method, n_samples, seed = self.cfg["restore_method"], self.cfg["n_samples"], self.cfg["seed"]
-        if method in ("marginal", "exact"):
-            choices = iter(restore_sentences(self.punct_model, trees, method=method))
+        check_weighting(self.cfg["kbest_weights"], method)
+        if all(len(ts) == 1 for ts in tree_sets):
+            trees = [ts[0] for ts in tree_sets]
+            if method in ("marginal", "exact"):
+                choices = iter(restore_sentences(self.punct_model, trees, method=method))
+            else:
+                choices = (restore_sentence(self.punct_model, ps, method=method, n_samples=n_samples, seed=seed)
+                           for ps in trees)
+        elif self.cfg["kbest_weights"] == "beam":
+            choices = iter(restore_weighted_mixtures(self.punct_model, tree_sets,
+                                                     [w if sum(w) > 0 else [1.0] * len(w) for w in weights]))
+        elif method in ("marginal", "exact"):
+            choices = iter(restore_mixtures(self.punct_model, tree_sets, method=method))
         else:
-            choices = (restore_sentence(self.punct_model, ps, method=method, n_samples=n_samples, seed=seed)
-                       for ps in trees)
+            choices = (restore_mixtures(self.punct_model, [ts], method=method, n_samples=n_samples, seed=seed)[0]
+                       for ts in tree_sets)
         out = []
         for doc_sents in sents:
             entries: List[dict] = []
-            for si, ps, word_tokens in doc_sents:
+            for si, _, word_tokens in doc_sents:
                 for i, choice in enumerate(next(choices)):
                     entries.append({"sentence": si, "slot": i, "after": word_tokens[i - 1] if i else None,
                                     "surface": tuple(choice.surface), "prob": float(choice.prob)})

@@ -21,7 +21,8 @@ from typing import Iterable, List, Optional
 
 from spacy.tokens import Doc
 
-from spacy_punctgen.decode.correct import SlotNoise, correct_sentences
+from spacy_punctgen.decode.correct import SlotNoise, correct
+from spacy_punctgen.model.correction import CorrectionModel
 from spacy_punctgen.decode.render import gap_marks, gap_spacing
 from spacy_punctgen.pipeline.doc_convert import check_doc, punct_sentences
 
@@ -67,16 +68,19 @@ def _sentence_text(doc: Doc, sent, words: List[int], observed, corrected) -> str
 
 
 def predict_corrections(punct_model, docs: Iterable[Doc], noise: Optional[SlotNoise] = None,
-                        quote_xpos: bool = False) -> List[dict]:
+                        quote_xpos: bool = False, correction_model: Optional[CorrectionModel] = None) -> List[dict]:
     """Per Doc: ``{"corrected_punct": [...], "corrected_text": str}`` (module docstring).  The Docs
-    need a dependency parse (E001/E002 otherwise); all sentences of all Docs are decoded together."""
+    need a dependency parse (E001/E002 otherwise); all sentences of all Docs are decoded together.
+    With ``correction_model`` the paper's method corrects (``method="paper"`` of
+    :func:`spacy_punctgen.decode.correct.correct`), else the noise method with ``noise``."""
     docs = list(docs)
     per_doc = []
     for doc in docs:
         check_doc(doc)
         per_doc.append([(si, ps, words) for si, ps, words in punct_sentences(doc, quote_xpos=quote_xpos)])
     flat = [ps for sents in per_doc for _, ps, _ in sents if ps is not None]
-    corrections = iter(correct_sentences(punct_model, flat, noise) if flat else [])
+    method = "noise" if correction_model is None else "paper"
+    corrections = iter(correct(punct_model, flat, method, noise, correction_model) if flat else [])
     out = []
     for doc, sents in zip(docs, per_doc):
         spans = list(doc.sents) if sents else []
@@ -105,11 +109,13 @@ def set_corrections(docs: Iterable[Doc], results: List[dict]) -> None:
 
 
 def correct_docs(punct_model, docs: Iterable[Doc], noise: Optional[SlotNoise] = None,
-                 quote_xpos: bool = False) -> List[dict]:
+                 quote_xpos: bool = False, correction_model: Optional[CorrectionModel] = None) -> List[dict]:
     """Correct the punctuation of parsed Docs: sets ``doc._.corrected_punct`` and
-    ``doc._.corrected_text`` and returns the per-Doc results."""
+    ``doc._.corrected_text`` and returns the per-Doc results (``correction_model``: as for
+    :func:`predict_corrections`)."""
     docs = list(docs)
-    results = predict_corrections(punct_model, docs, noise=noise, quote_xpos=quote_xpos)
+    results = predict_corrections(punct_model, docs, noise=noise, quote_xpos=quote_xpos,
+                                  correction_model=correction_model)
     set_corrections(docs, results)
     return results
 

@@ -90,26 +90,34 @@ def _cycle(heads: Sequence[int]) -> Optional[List[int]]:
     return None
 
 
-def span_heads(sent: Span) -> List[int]:
+def span_heads(sent: Span, heads: Optional[Sequence[int]] = None) -> List[int]:
     """The heads of the sentence's tokens within the sentence: 1-based, 0 for a root.
 
     The sentence's tree is taken as spaCy sees it (``Span.root``): a token whose head lies
     outside the sentence (a Doc whose sentence starts cut an arc) is one of its roots.
+    ``heads``: the Doc's heads to use instead of its own (token indices, a root its own head).
     ValueError E016 when heads form a cycle (no tree at all).
     """
     start, end = sent.start, sent.end
-    heads = [0 if (t.head.i == t.i or not start <= t.head.i < end) else t.head.i - start + 1 for t in sent]
+    if heads is None:
+        heads = [0 if (t.head.i == t.i or not start <= t.head.i < end) else t.head.i - start + 1 for t in sent]
+    else:
+        heads = [0 if (h == i or not start <= h < end) else h - start + 1
+                 for i, h in zip(range(start, end), heads[start:end])]
     cycle = _cycle(heads)
     if cycle is not None:
         raise ValueError(Errors.E016.format(start=start, end=end - 1, cycle=sorted(start + i for i in cycle)))
     return heads
 
 
-def span_to_ud(sent: Span, lift: bool = True) -> Tuple[UDSentence, List[int]]:
+def span_to_ud(sent: Span, lift: bool = True, heads: Optional[Sequence[int]] = None,
+               deps: Optional[Sequence[str]] = None) -> Tuple[UDSentence, List[int]]:
     """The sentence as a :class:`UDSentence` (whitespace tokens dropped) and, per UD token,
-    its index in the Doc.  Its tree is :func:`span_heads`'s."""
+    its index in the Doc.  Its tree is :func:`span_heads`'s (``heads``/``deps``: the Doc's
+    heads and labels to use instead of its own)."""
     all_toks = list(sent)
-    heads = span_heads(sent)
+    labels = [t.dep_ for t in all_toks] if deps is None else list(deps[sent.start:sent.end])
+    heads = span_heads(sent, heads)
     space = [t.is_space for t in all_toks]
     if any(space) and not all(space):
         heads = _lift(heads, space)
@@ -117,7 +125,7 @@ def span_to_ud(sent: Span, lift: bool = True) -> Tuple[UDSentence, List[int]]:
     new = {old + 1: k + 1 for k, old in enumerate(keep)}
     heads = [new[heads[i]] if heads[i] else 0 for i in keep]
     toks = [all_toks[i] for i in keep]
-    deprels = ["root" if h == 0 else t.dep_.lower() for t, h in zip(toks, heads)]
+    deprels = ["root" if h == 0 else labels[i].lower() for i, h in zip(keep, heads)]
     punct = [is_punct(t.pos_, d) for t, d in zip(toks, deprels)]
     if lift and any(punct) and not all(punct):
         heads = _lift(heads, punct)
@@ -135,14 +143,16 @@ def span_to_ud(sent: Span, lift: bool = True) -> Tuple[UDSentence, List[int]]:
     return ud, [t.i for t in toks]
 
 
-def span_to_sentence(sent: Span, quote_xpos: bool = False, lift: bool = True
+def span_to_sentence(sent: Span, quote_xpos: bool = False, lift: bool = True,
+                     heads: Optional[Sequence[int]] = None, deps: Optional[Sequence[str]] = None
                      ) -> Tuple[Optional[PunctSentence], List[int]]:
-    """The depunctuated sentence and, per word, its token index in the Doc.
+    """The depunctuated sentence and, per word, its token index in the Doc (``heads``/``deps``:
+    see :func:`span_to_ud`).
 
     ``(None, [])`` when the sentence is only punctuation/whitespace, or (``lift=False``)
     when punctuation heads a word.
     """
-    ud, index = span_to_ud(sent, lift=lift)
+    ud, index = span_to_ud(sent, lift=lift, heads=heads, deps=deps)
     if not ud.forms:
         return None, []
     ps, _ = preprocess_sentence(ud, quote_xpos=quote_xpos)
@@ -152,31 +162,67 @@ def span_to_sentence(sent: Span, quote_xpos: bool = False, lift: bool = True
     return ps, words
 
 
-def punct_sentences(doc: Doc, quote_xpos: bool = False, lift: bool = True
-                  ) -> Iterator[Tuple[int, Optional[PunctSentence], List[int]]]:
+def _is_tree_of(heads: Sequence[int], start: int, end: int) -> bool:
+    """Whether ``heads`` (Doc token indices, a root its own head) restricted to the tokens
+    ``start..end-1`` is one tree of them: every head inside, one root, no cycle."""
+    if any(not start <= h < end for h in heads[start:end]):
+        return False
+    if sum(h == i for i, h in zip(range(start, end), heads[start:end])) != 1:
+        return False
+    return _cycle([0 if h == i else h - start + 1 for i, h in zip(range(start, end), heads[start:end])]) is None
+
+
+def _count(xs) -> str:
+    return "no" if xs is None else str(len(xs))
+
+
+def punct_sentences(doc: Doc, quote_xpos: bool = False, lift: bool = True,
+                    heads: Optional[Sequence[int]] = None, deps: Optional[Sequence[str]] = None
+                    ) -> Iterator[Tuple[int, Optional[PunctSentence], List[int]]]:
     """``(sentence index, PunctSentence or None, word token indices)`` per sentence of a Doc.
 
     A sentence of punctuation only (a parser that splits ``GoogleOS ?`` into two sentences)
     belongs to the sentence before it: its marks are that sentence's final slot, and it is
     yielded as ``(index, None, [])``.
+
+    ``heads``/``deps`` (one per token of the Doc: head token index, a root its own head; label):
+    another analysis of the Doc's words, e.g. one of the parser's beam
+    (:func:`spacy_punctgen.pipeline.kbest.alternative_trees`).  The sentences stay the Doc's
+    (``doc.sents``) and each is read with these heads and labels; a sentence (with the
+    punctuation-only ones joined to it) that they do not make one tree of, i.e. where a head
+    lies outside it, or there are several roots, or a cycle, is yielded as ``(index, None, [])``.
     """
     if not _content_tokens(doc):
         return
+    override = heads is not None or deps is not None
+    if override and (heads is None or deps is None or len(heads) != len(doc) or len(deps) != len(doc)):
+        raise ValueError(Errors.E099.format(
+            problem=f"another analysis needs heads and deps, one per token of the Doc ({len(doc)}), "
+                    f"not {_count(heads)} heads and {_count(deps)} deps"))
     sents = list(doc.sents)
-    only_punct = [all(t.is_space or is_punct(t.pos_, t.dep_.lower()) for t in sent) for sent in sents]
+    if override:
+        only_punct = [all(t.is_space or is_punct(t.pos_, deps[t.i].lower()) for t in sent) for sent in sents]
+    else:
+        only_punct = [all(t.is_space or is_punct(t.pos_, t.dep_.lower()) for t in sent) for sent in sents]
     si = 0
     while si < len(sents):
         last = si
         while not only_punct[si] and last + 1 < len(sents) and only_punct[last + 1]:
             last += 1
         ps, words = None, []
+        if override and not only_punct[si] and not _is_tree_of(heads, sents[si].start, sents[last].end):
+            for sj in range(si, last + 1):
+                yield sj, None, []
+            si = last + 1
+            continue
         if last > si:
             try:
-                ps, words = span_to_sentence(doc[sents[si].start:sents[last].end], quote_xpos=quote_xpos, lift=lift)
+                ps, words = span_to_sentence(doc[sents[si].start:sents[last].end], quote_xpos=quote_xpos, lift=lift,
+                                             heads=heads, deps=deps)
             except ValueError:  # the marks' own heads form no tree: leave them out as before
                 last = si
         if last == si:
-            ps, words = span_to_sentence(sents[si], quote_xpos=quote_xpos, lift=lift)
+            ps, words = span_to_sentence(sents[si], quote_xpos=quote_xpos, lift=lift, heads=heads, deps=deps)
         yield si, ps, words
         for sj in range(si + 1, last + 1):
             yield sj, None, []

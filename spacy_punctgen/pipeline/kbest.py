@@ -5,16 +5,39 @@ restoration from one tree, but a mixture of separately trained parsers costs one
 spaCy's transition-based parser can search with a beam (``beam_width`` > 1) using the weights
 of a greedily trained model; the beam's final states are whole analyses with the parser's own
 probabilities (``moves.get_beam_parses``).  Analyses that differ only in their transition
-sequence give the same tree and are merged (probabilities summed).
+sequence give the same tree and are merged (probabilities summed).  Labels the projectivising
+parser decorated (``obj||xcomp``) are undone as spaCy undoes them for its best analysis
+(``nonproj.deprojectivize``).
+
+Two ways in:
+
+* offline, :func:`kbest_trees` (``scripts/parse_conllu.py --kbest K``: K CoNLL-U files);
+* in a pipeline, the ``punctgen_kbest`` component (:class:`KBestParser`,
+  ``spacy_punctgen.load(lang, kbest=K)``): it runs the pipeline's (disabled) ``parser`` once per
+  batch with a beam of width K, annotates the Docs with the best analysis exactly as the parser
+  would with that beam, and keeps the other analyses in ``doc.user_data[KBEST_KEY]``, where the
+  ``punctgen`` component's restoration finds them (:func:`alternative_trees`) and decodes each
+  sentence from the mixture of the analyses that are a tree of it
+  (:func:`restore_weighted_mixtures` for weights other than uniform).
 """
 from __future__ import annotations
 
-from typing import Dict, Iterable, List, NamedTuple, Sequence, Tuple
+from typing import Dict, Iterable, Iterator, List, NamedTuple, Optional, Sequence, Tuple
 
+import numpy as np
 from spacy.language import Language
 from spacy.tokens import Doc
 
+from spacy_punctgen.data.preprocess import PunctSentence, is_punct
 from spacy_punctgen.errors import Errors
+
+#: where the ``punctgen_kbest`` component keeps a Doc's analyses (``doc.user_data``)
+KBEST_KEY = ("punctgen", "kbest")
+#: the component's factory name
+KBEST_COMPONENT = "punctgen_kbest"
+#: how a ``punctgen`` component weighs the trees of a sentence (its ``kbest_weights`` setting):
+#: equally, or by the beam's probabilities renormalised over the trees kept for the sentence
+WEIGHTINGS = ("uniform", "beam")
 
 
 class ParsedTree(NamedTuple):
@@ -26,16 +49,36 @@ class ParsedTree(NamedTuple):
     deps: Tuple[str, ...]
 
 
-def _check(nlp: Language, k) -> None:
+def check_k(k) -> int:
+    """``k`` as an int from 1 to 1024 (E097 otherwise)."""
     if isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= 1024:
         raise ValueError(Errors.E097.format(k=k))
+    return k
+
+
+def _check(nlp: Language, k) -> None:
+    check_k(k)
     if "parser" not in nlp.pipe_names:
         raise ValueError(Errors.E098.format(pipes=nlp.pipe_names))
 
 
-def _trees(doc: Doc, parses: Sequence[Tuple[float, List[Tuple[int, int, str]]]], k: int) -> List[ParsedTree]:
-    """The beam's distinct trees (empty if it returned none: spaCy leaves out analyses without
-    arcs, e.g. of a one-word sentence)."""
+def _deprojectivize(doc: Doc, heads: List[int], deps: List[str]) -> Tuple[List[int], List[str]]:
+    """``heads``/``deps`` with decorated labels (``X||Y``) undone by spaCy's own
+    ``nonproj.deprojectivize`` (on a scratch Doc of ``doc``'s words), as the parser's
+    ``set_annotations`` undoes them for its best analysis."""
+    if not any("||" in d for d in deps):
+        return heads, deps
+    from spacy.pipeline._parser_internals import nonproj
+
+    scratch = Doc(doc.vocab, words=[t.text for t in doc], spaces=[bool(t.whitespace_) for t in doc],
+                  heads=heads, deps=deps)
+    nonproj.deprojectivize(scratch)
+    return [t.head.i for t in scratch], [t.dep_ for t in scratch]
+
+
+def _analyses(doc: Doc, parses: Sequence[Tuple[float, List[Tuple[int, int, str]]]]
+              ) -> Dict[Tuple[tuple, tuple], float]:
+    """The beam's distinct analyses of ``doc`` with their summed probabilities, in beam order."""
     merged: Dict[Tuple[tuple, tuple], float] = {}
     n = len(doc)
     for prob, arcs in parses:
@@ -43,8 +86,16 @@ def _trees(doc: Doc, parses: Sequence[Tuple[float, List[Tuple[int, int, str]]]],
         for head, child, label in arcs:
             if 0 <= head < n and 0 <= child < n:
                 heads[child], deps[child] = head, label
+        heads, deps = _deprojectivize(doc, heads, deps)
         key = (tuple(heads), tuple(deps))
         merged[key] = merged.get(key, 0.0) + float(prob)
+    return merged
+
+
+def _trees(doc: Doc, parses: Sequence[Tuple[float, List[Tuple[int, int, str]]]], k: int) -> List[ParsedTree]:
+    """The beam's distinct trees (empty if it returned none: spaCy leaves out analyses without
+    arcs, e.g. of a one-word sentence)."""
+    merged = _analyses(doc, parses)
     total = sum(merged.values())
     ranked = sorted(merged.items(), key=lambda kv: -kv[1])[:k]
     return [ParsedTree(p / total if total > 0 else 1.0 / len(ranked), h, d) for (h, d), p in ranked]
@@ -83,4 +134,189 @@ def kbest_trees(nlp: Language, docs: Iterable[Doc], k: int, batch_size: int = 25
             out.extend(trees)
     finally:
         parser.cfg["beam_width"] = width
+    return out
+
+
+# ------------------------------------------------------------ in a pipeline
+class KBestParser:
+    """The ``punctgen_kbest`` component: the pipeline's parser (component ``parser``, usually
+    disabled so that it does not parse twice) searching with a beam of width ``k``, once per
+    batch.  Each Doc gets the beam's best analysis (``parser.set_annotations``: heads, labels,
+    sentence starts, as the parser itself would give them with ``beam_width = k``) and, in
+    ``doc.user_data[KBEST_KEY]``, the beam's other distinct analyses (at most ``k - 1``, most
+    probable first: ``heads``, ``deps``) with ``probs`` (the beam's probability of the best
+    analysis, then of each other one) and the Doc's ``orth`` ids (so that a slice
+    ``doc[:m].as_doc(copy_user_data=True)`` still finds its analyses: the long-text path cuts its
+    windows so).  The parser's own settings are not changed.
+
+    ``k`` is checked when the component is built (E097); a pipeline without the ``parser``
+    component is refused when the component first runs (E098)."""
+
+    def __init__(self, nlp: Language, name: str = KBEST_COMPONENT, k: int = 2, parser: str = "parser"):
+        self.nlp = nlp
+        self.name = name
+        self.k = check_k(k)
+        self.parser_name = parser
+
+    def _parser(self):
+        if self.parser_name not in self.nlp.component_names:
+            raise ValueError(Errors.E098.format(pipes=self.nlp.component_names))
+        return self.nlp.get_pipe(self.parser_name)
+
+    def __call__(self, doc: Doc) -> Doc:
+        self._annotate([doc])
+        return doc
+
+    def pipe(self, docs: Iterable[Doc], batch_size: int = 128) -> Iterator[Doc]:
+        batch: List[Doc] = []
+        for doc in docs:
+            batch.append(doc)
+            if len(batch) >= batch_size:
+                self._annotate(batch)
+                yield from batch
+                batch = []
+        if batch:
+            self._annotate(batch)
+            yield from batch
+
+    def _annotate(self, docs: List[Doc]) -> None:
+        parser = self._parser()
+        if self.k == 1 or not any(len(doc) for doc in docs):
+            states = parser.predict(docs)
+            parser.set_annotations(docs, states)
+            for doc in docs:
+                doc.user_data.pop(KBEST_KEY, None)
+            return
+        beams = parser.beam_parse(docs, beam_width=self.k, beam_density=parser.cfg.get("beam_density", 0.0))
+        parser.set_annotations(docs, beams)
+        for doc, beam in zip(docs, beams):
+            if not len(doc):
+                doc.user_data.pop(KBEST_KEY, None)
+                continue
+            best = (tuple(t.head.i for t in doc), tuple(t.dep_ for t in doc))
+            merged = _analyses(doc, parser.moves.get_beam_parses(beam))
+            others = sorted(((p, key) for key, p in merged.items() if key != best), key=lambda x: -x[0])
+            others = others[:self.k - 1]
+            doc.user_data[KBEST_KEY] = {
+                "orth": [int(t.orth) for t in doc],
+                "probs": [float(merged.get(best, 0.0))] + [float(p) for p, _ in others],
+                "heads": [list(h) for _, (h, _) in others],
+                "deps": [list(d) for _, (_, d) in others]}
+
+    # the component has no weights of its own: the parser's are saved with the parser
+    def to_disk(self, path, *, exclude=tuple()) -> None:
+        pass
+
+    def from_disk(self, path, *, exclude=tuple()) -> "KBestParser":
+        return self
+
+    def to_bytes(self, *, exclude=tuple()) -> bytes:
+        return b""
+
+    def from_bytes(self, data: bytes, *, exclude=tuple()) -> "KBestParser":
+        return self
+
+
+def make_kbest_parser(nlp: Language, name: str, k: int, parser: str) -> KBestParser:
+    """The ``punctgen_kbest`` factory (registered when this module is imported)."""
+    return KBestParser(nlp, name, k=k, parser=parser)
+
+
+if not Language.has_factory(KBEST_COMPONENT):
+    Language.factory(KBEST_COMPONENT, func=make_kbest_parser, default_config={"k": 2, "parser": "parser"},
+                     assigns=["token.dep", "token.head", "token.is_sent_start", "doc.sents"])
+
+
+class Alternative(NamedTuple):
+    """Another analysis of a whole Doc: its beam probability, heads (token indices, a root its
+    own) and labels."""
+
+    prob: float
+    heads: List[int]
+    deps: List[str]
+
+
+def alternative_trees(doc: Doc) -> Tuple[Optional[float], List[Alternative]]:
+    """The beam probability of ``doc``'s own analysis and its other analyses, as the
+    ``punctgen_kbest`` component left them (``(None, [])`` for a Doc it did not annotate, or
+    whose words are not those it annotated).  A slice ``doc[:m]`` made with its user data keeps
+    the first ``m`` tokens' analyses.
+
+    Each token keeps its part: a token that is punctuation in ``doc`` (UPOS ``PUNCT`` or relation
+    ``punct``, after any relabelling such as the restore pipeline's ``punctgen_words``) is
+    ``punct`` in every analysis, and a word labelled ``punct`` by another analysis is ``dep`` there,
+    so that all analyses have the words of ``doc``'s own."""
+    data = doc.user_data.get(KBEST_KEY)
+    n = len(doc)
+    if not data or len(data.get("orth", ())) < n or list(data["orth"][:n]) != [int(t.orth) for t in doc]:
+        return None, []
+    probs = [float(p) for p in data["probs"]]
+    own_punct = [is_punct(t.pos_, t.dep_.lower()) for t in doc]
+    out = []
+    for prob, heads, deps in zip(probs[1:], data["heads"], data["deps"]):
+        heads, deps = [int(h) for h in heads[:n]], list(deps[:n])
+        for i, t in enumerate(doc):
+            if own_punct[i] and not is_punct(t.pos_, deps[i].lower()):
+                deps[i] = "punct"
+            elif not own_punct[i] and is_punct(t.pos_, deps[i].lower()):
+                deps[i] = "dep"
+        out.append(Alternative(prob, heads, deps))
+    return probs[0], out
+
+
+def check_weighting(weighting: str, method: str) -> str:
+    """``weighting`` one of :data:`WEIGHTINGS`; ``"beam"`` only with the ``"marginal"`` or
+    ``"exact"`` decoder (E099)."""
+    if weighting not in WEIGHTINGS or (weighting == "beam" and method not in ("marginal", "exact")):
+        raise ValueError(Errors.E099.format(problem=f"kbest_weights must be one of {WEIGHTINGS} ('beam' with "
+                                                    f"restore_method 'marginal' or 'exact'), not {weighting!r} "
+                                                    f"(restore_method {method!r})"))
+    return weighting
+
+
+def restore_weighted_mixtures(model, tree_sets: Sequence[Sequence[PunctSentence]],
+                              weights: Sequence[Sequence[float]]):
+    """Per-slot MBR punctuation of each sentence under the *weighted* mixture
+    ``p(x_i) = Σ_j w_j p(x_i | T_j)`` of its trees (``weights[k]``: sentence ``k``'s, one per
+    tree, >= 0 and not all 0; normalised here).  Each tree's exact slot marginals come from the
+    compiled ``marginal`` decoder (:func:`decode.exact.marginal_distributions`, the same pruning);
+    the choice is the ``exact`` decoder's: the ``EXACT_CANDIDATES`` most probable strings
+    against the support strings at least ``EXACT_SUPPORT_MIN`` probable (at most ``EXACT_BEAM``),
+    least expected edit distance (:func:`decode.mbr.mbr_index`; ties: the more probable).  Equal
+    weights give :func:`decode.mbr.restore_mixtures`' choices; all the weight on one tree, that
+    tree's own."""
+    from spacy_punctgen.decode import mbr
+    from spacy_punctgen.decode.exact import marginal_distributions
+
+    tree_sets = [list(ts) for ts in tree_sets]
+    weights = [np.asarray(w, dtype=np.float64) for w in weights]
+    if len(weights) != len(tree_sets) or any(
+            len(w) != len(ts) or not np.isfinite(w).all() or (w < 0).any() or w.sum() <= 0
+            for w, ts in zip(weights, tree_sets)):
+        raise ValueError(Errors.E099.format(problem="weights must be one list per sentence, one number >= 0 per "
+                                                    "tree, not all 0"))
+    prior_sets, channel = mbr.mixture_priors(model, tree_sets)
+    flat = [[p] for ps in prior_sets for p in ps]  # every tree on its own
+    margs = marginal_distributions(flat, model.grammar, channel.phi, channel.r2l, prune=mbr.EXACT_PRUNE,
+                                   beam=mbr.EXACT_BEAM, expand=mbr.EXACT_EXPAND, wide=mbr.EXACT_WIDE,
+                                   rescale=mbr.EXACT_RESCALE, symbols=model.inventory.symbols)
+    out, a = [], 0
+    for ts, w in zip(tree_sets, weights):
+        w = w / w.sum()
+        per_tree = margs[a:a + len(ts)]
+        a += len(ts)
+        choices = []
+        for slot in zip(*per_tree):
+            mix: Dict[tuple, float] = {}
+            for wj, marg in zip(w, slot):
+                if wj > 0:
+                    for x, p in marg.items():
+                        mix[tuple(x)] = mix.get(tuple(x), 0.0) + float(wj) * p
+            mix = {x: p for x, p in mix.items() if p > 0}
+            ranked = sorted(mix, key=lambda x: (-mix[x], x))
+            support = [x for x in ranked[:mbr.EXACT_BEAM] if mix[x] >= mbr.EXACT_SUPPORT_MIN] or ranked[:1]
+            cands = ranked[:mbr.EXACT_CANDIDATES]
+            best = cands[0] if len(cands) == 1 else cands[mbr.mbr_index(cands, support, [mix[x] for x in support])]
+            choices.append(mbr.SlotChoice(best, mix[best]))
+        out.append(choices)
     return out

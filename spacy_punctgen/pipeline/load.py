@@ -39,6 +39,10 @@ SHIPPED_PARSERS: Dict[str, str] = {"en": "en_ewt_parser"}
 #: what a shipped parser folder must hold (checked before spaCy reads it)
 PARSER_FILES = ("config.cfg", "meta.json", "parser/model", "tok2vec/model")
 MODES = ("restore", "analyze", "correct")
+#: restore mode: the parser searches with a beam of this width and restoration decodes each
+#: sentence from the mixture of the beam's trees (``load(..., kbest=K)``; docs/decoding.md,
+#: "Several trees from one parser")
+DEFAULT_KBEST = 1
 #: language code -> shipped truecaser directory name (``load(..., truecase=True)``)
 SHIPPED_TRUECASERS: Dict[str, str] = {"en": "en_ewt_truecase"}
 #: what a shipped truecaser folder must hold
@@ -96,7 +100,7 @@ def add_truecaser(nlp, lang: str = "en", truecase: Union[bool, PathLike] = True)
 def load(lang: str = "en", mode: str = "restore", *, parser: Optional[PathLike] = None,
          model: Optional[PathLike] = None, chunk_chars: int = DEFAULT_CHUNK_CHARS,
          progress: Optional[TextIO] = None, config: Optional[Dict[str, Any]] = None,
-         truecase: Union[bool, PathLike] = False):
+         truecase: Union[bool, PathLike] = False, kbest: int = DEFAULT_KBEST):
     """The shipped pipeline for ``lang``: parser + ``punctgen`` in ``mode`` ("restore": punctuate
     unpunctuated, possibly unsegmented and lowercased text, ``doc._.restored_text``; "analyze":
     explain the punctuation of normal text; "correct": propose corrections of the punctuation of
@@ -108,7 +112,12 @@ def load(lang: str = "en", mode: str = "restore", *, parser: Optional[PathLike] 
     ``chunk_chars``/``progress``: long texts, see :func:`spacy_punctgen.pipeline.stream.streaming`;
     ``truecase``: True adds the shipped truecaser after ``punctgen`` (``doc._.restored_text``
     comes out capitalised, ``doc._.truecased_text`` holds the input re-cased), a path adds that
-    truecaser pipeline instead (:func:`add_truecaser`).
+    truecaser pipeline instead (:func:`add_truecaser`);
+    ``kbest`` (restore mode): with K > 1 the parser searches with a beam of width K, once per
+    document (component ``punctgen_kbest``, :class:`~spacy_punctgen.pipeline.kbest.KBestParser`,
+    in place of the disabled ``parser``), and each sentence is restored from the mixture of the
+    beam's trees of it (weighed by ``config={"kbest_weights": ...}``); 1 is the greedy parse and
+    one tree (E097 for other values; the other modes ignore it).
     """
     import spacy
 
@@ -118,6 +127,9 @@ def load(lang: str = "en", mode: str = "restore", *, parser: Optional[PathLike] 
     if mode not in MODES:
         raise ValueError(Errors.E050.format(mode=mode))
     truecase = _check_truecase(truecase)
+    from spacy_punctgen.pipeline.kbest import KBEST_COMPONENT, check_k
+
+    kbest = check_k(kbest)
     _register_words_component()
     source = shipped_parser_path(lang) if parser is None else parser
     nlp = spacy.load(source)
@@ -129,6 +141,9 @@ def load(lang: str = "en", mode: str = "restore", *, parser: Optional[PathLike] 
         settings["model"] = str(model)
     if mode == "restore":
         keep_words_whole(nlp)
+        if kbest > 1:
+            nlp.add_pipe(KBEST_COMPONENT, after="parser", config={"k": kbest, "parser": "parser"})
+            nlp.disable_pipe("parser")
         nlp.add_pipe(WORDS_COMPONENT)
     nlp.add_pipe("punctgen", config=settings)
     if truecase is not False:

@@ -70,3 +70,27 @@ def test_empty_conllu(capsys, tmp_path):
     empty.write_text("# sent_id = p1\n# text = !\n1\t!\t!\tPUNCT\t.\t_\t0\troot\t_\t_\n\n", encoding="utf-8")
     code, out, err = run(capsys, "correct", empty, "--model", MODEL)
     assert code == 1 and "E834" in err
+
+
+def test_correct_conllu_by_the_papers_method(capsys, tmp_path):
+    import numpy as np
+
+    from spacy_punctgen.data.preprocess import preprocess_file
+    from spacy_punctgen.decode.correct import correct_sentences_paper
+    from spacy_punctgen.model.correction import CorrectionModel
+    from spacy_punctgen.model.punct_model import PunctModel
+
+    cm = CorrectionModel(["same"], np.array([3.0]), attach_scale=1.0, top_k=8)
+    cm.to_disk(tmp_path / "cm")
+    path = _first(6, tmp_path, drop_final=True, start=20)
+    code, out, err = run(capsys, "correct", path, "--model", MODEL, "--paper-model", tmp_path / "cm", "--json")
+    assert code == 0, err
+    res = json.loads(out[-1])
+    assert res["method"] == "paper" and res["paper_model"] == str(tmp_path / "cm")
+    sents, _ = preprocess_file(path)
+    expect = [(s.sent_id, i, list(c.observed), list(c.surface))
+              for s, ch in zip(sents, correct_sentences_paper(PunctModel.from_disk(MODEL), cm, sents))
+              for i, c in enumerate(ch) if c.surface != c.observed]
+    assert [(c["sent_id"], c["slot"], c["observed"], c["corrected"]) for c in res["changes"]] == expect
+    code, out, err = run(capsys, "correct", path, "--model", MODEL, "--paper-model", tmp_path / "nothing")
+    assert code == 1 and "E840" in err and "Traceback" not in err

@@ -44,14 +44,14 @@ def _settings(**over):
 
 def compiled(model, tree_sets, **over):
     """The compiled decoder's choices (symbol names, probability) for the trees of each sentence."""
-    prior_sets, channel = mbr._prepare_mixtures(model, tree_sets)
+    prior_sets, channel = mbr.mixture_priors(model, tree_sets)
     return marginal_choices(prior_sets, model.grammar, channel.phi, channel.r2l,
                             candidates=mbr.EXACT_CANDIDATES, support_min=mbr.EXACT_SUPPORT_MIN,
                             symbols=model.inventory.symbols, **_settings(**over))
 
 
 def compiled_marginals(model, trees, **over):
-    prior_sets, channel = mbr._prepare_mixtures(model, [trees])
+    prior_sets, channel = mbr.mixture_priors(model, [trees])
     return marginal_distributions(prior_sets, model.grammar, channel.phi, channel.r2l,
                                   symbols=model.inventory.symbols, **_settings(**over))[0]
 
@@ -264,7 +264,7 @@ def test_batches_change_nothing(shipped, sample_sents, monkeypatch):
 
 
 def test_factory_and_symbols(shipped, sample_sents):
-    prior_sets, channel = mbr._prepare_mixtures(shipped, [[sample_sents[0]]])
+    prior_sets, channel = mbr.mixture_priors(shipped, [[sample_sents[0]]])
     kw = dict(candidates=mbr.EXACT_CANDIDATES, support_min=mbr.EXACT_SUPPORT_MIN, **_settings())
     ids = marginal_choices(prior_sets, shipped.grammar, channel.phi, channel.r2l, **kw)[0]
     named = marginal_choices(prior_sets, shipped.grammar, channel.phi, channel.r2l, symbols=shipped.inventory.symbols,

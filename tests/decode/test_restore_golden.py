@@ -71,7 +71,7 @@ def test_priors_equal_the_per_node_numpy_computation_to_the_bit():
 
     model = PunctModel.from_disk(golden.MODEL)
     sents = golden.sentences()[:60]
-    (priors), _ = mbr._prepare_mixtures(model, [[s] for s in sents])
+    (priors), _ = mbr.mixture_priors(model, [[s] for s in sents])
     for s, (prior,) in zip(sents, priors):
         rel, ptr, units = model.extractor.sentence_units(s)
         fwd = model.scorer.predict(model.theta, rel, ptr, units)

@@ -1,10 +1,10 @@
-"""The Kneser–Ney trigram model of spacy_punctgen/evaluation/ngram.py."""
+"""The trigram models (Kneser–Ney, add-k) of spacy_punctgen/evaluation/ngram.py."""
 import math
 import random
 
 import pytest
 
-from spacy_punctgen.evaluation.ngram import BOS, UNK, KneserNeyTrigram
+from spacy_punctgen.evaluation.ngram import BOS, EOS, UNK, AddKTrigram, KneserNeyTrigram
 
 TOY = [["a", "b", "c"], ["a", "b", "b"], ["b", "c", "a", ","], ["c", ",", "a", "b", "."]]
 
@@ -68,3 +68,38 @@ def test_keep_filter_and_errors(lm):
         KneserNeyTrigram().fit([])
     with pytest.raises(ValueError, match="E861"):
         KneserNeyTrigram().prob("a", (BOS, BOS))
+
+
+@pytest.mark.parametrize("context", [(BOS, BOS), (BOS, "a"), ("a", "b"), ("zz", "b")])
+def test_add_k_sums_to_one(context):
+    lm = AddKTrigram(0.001).fit(TOY)
+    assert sum(lm.prob(w, context) for w in lm.vocab) == pytest.approx(1.0, abs=1e-12)
+
+
+def test_add_k_hand_computed():
+    k = 0.5
+    lm = AddKTrigram(k).fit(TOY)
+    # vocabulary: a b c , . plus </s> and <unk>
+    assert lm.vocab == sorted(["a", "b", "c", ",", ".", EOS, UNK])
+    V = 7
+    # c(<s> a b) = 2 of c(<s> a ·) = 2
+    assert lm.prob("b", (BOS, "a")) == pytest.approx((2 + k) / (2 + k * V))
+    # an unseen trigram in a seen context, and an unknown word (scored as <unk>)
+    assert lm.prob("c", (BOS, "a")) == pytest.approx(k / (2 + k * V))
+    assert lm.prob("zz", (BOS, "a")) == lm.prob(UNK, (BOS, "a"))
+    # an unseen context: uniform
+    assert lm.prob("a", ("c", "c")) == pytest.approx(1 / V)
+    # perplexity of one sentence from its probabilities
+    s = ["a", "b", "c"]
+    ps = [lm.prob("a", (BOS, BOS)), lm.prob("b", (BOS, "a")), lm.prob("c", ("a", "b")), lm.prob(EOS, ("b", "c"))]
+    assert lm.perplexity([s])["perplexity"] == pytest.approx(math.exp(-sum(map(math.log, ps)) / 4))
+
+
+def test_add_k_errors():
+    for k in (0, -1.0, float("nan"), float("inf"), "0.1"):
+        with pytest.raises(ValueError, match="E869"):
+            AddKTrigram(k)
+    with pytest.raises(ValueError, match="E861"):
+        AddKTrigram().prob("a", (BOS, BOS))
+    with pytest.raises(ValueError, match="E860"):
+        AddKTrigram().fit([])

@@ -76,3 +76,42 @@ def test_component_in_correct_mode(vocab):
     assert out._.corrected_text == "When I came, he left."
     assert [e["surface"] for e in out._.corrected_punct][-1] == (".",)
     assert out._.underlying_punct is None and out._.restored_punct is None
+
+
+# ---------------------------------------------------------------- the paper's method
+@pytest.fixture(scope="module")
+def paper_model(tmp_path_factory):
+    """A small hand-set correction model: ATTACH's scores plus a bonus for keeping the input's pair."""
+    import numpy as np
+
+    from spacy_punctgen.model.correction import CorrectionModel
+
+    cm = CorrectionModel(["same", "sameL", "sameR"], np.array([2.0, 0.5, 0.5]), attach_scale=1.0, top_k=8)
+    path = tmp_path_factory.mktemp("cm") / "correct_paper"
+    cm.to_disk(path)
+    return cm, path
+
+
+def test_paper_method_in_docs_and_component(model, gold_docs, paper_model):
+    from spacy_punctgen.decode.correct import correct_sentences_paper
+    from spacy_punctgen.pipeline.doc_convert import punct_sentences
+
+    cm, path = paper_model
+    docs = gold_docs(spacy.blank("en"), n=8)
+    results = correct_docs(model, docs, correction_model=cm)
+    noise = predict_corrections(model, docs)
+    sents = [ps for doc in docs for _, ps, _ in punct_sentences(doc) if ps is not None]
+    expect = [c for ch in correct_sentences_paper(model, cm, sents) for c in ch]
+    got = [e for res in results for e in res["corrected_punct"]]
+    assert [(e["observed"], e["surface"], e["prob"]) for e in got] == [tuple(c) for c in expect]
+    assert [e["prob"] for r in noise for e in r["corrected_punct"]] != [e["prob"] for e in got]
+    # the component's correction_model setting: the same results
+    nlp = spacy.blank("en")
+    nlp.add_pipe("punctgen", config={"mode": "correct", "correction_model": str(path)})
+    pipe = nlp.get_pipe("punctgen")
+    for doc, res in zip(docs, pipe.predict(docs)):
+        assert res == results[docs.index(doc)]
+    with pytest.raises(ValueError, match="E840"):
+        nlp2 = spacy.blank("en")
+        nlp2.add_pipe("punctgen", config={"mode": "correct", "correction_model": str(path / "missing")})
+        nlp2.get_pipe("punctgen").predict(docs[:1])

@@ -46,7 +46,8 @@ def test_loading_keeps_the_runtime_settings_of_the_loading_config(source):
     pipe = source.get_pipe("punctgen")
     other = blank_pipe().from_bytes(pipe.to_bytes())
     assert {k: other.cfg[k] for k in RUNTIME_SETTINGS} == {"mode": "analyze", "restore_method": "marginal",
-                                                          "n_samples": 1000, "seed": 0}
+                                                          "n_samples": 1000, "seed": 0,
+                                                          "kbest_weights": "uniform", "correction_model": None}
     assert {k: other.cfg[k] for k in TRAINING_SETTINGS} == TRAINING_SETTINGS
     assert other.cfg["model"] == pipe.cfg["model"]
 

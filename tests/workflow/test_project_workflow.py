@@ -33,12 +33,12 @@ WORKFLOWS = {
     "benchmarks": ["bench"],
     "stream": ["preprocess-stream", "train-parser-stream", "evaluate-parser-stream"],
     "truecase": ["preprocess-truecase", "train-truecaser", "evaluate-truecaser"],
-    "what-learned": ["train-xi", "learned"],
+    "what-learned": ["train-xi", "learned", "learned-summary"],
     "stream-restore": ["stream-restore-trivial", "stream-restore-shipped", "stream-restore-crf_lexical",
                        "stream-restore-table"],
     "ted": ["ted-shipped", "ted-crf_lexical", "ted-punctgen", "ted-crf_lexical-matched", "ted-table"],
-    "correction": ["correct-eval", "correct-table"],
-    "rephrasing": ["rephrase-eval"],
+    "correction": ["correct-train", "correct-eval", "correct-table"],
+    "rephrasing": ["rephrase-eval", "rephrase-table"],
 }
 #: commands run by hand, in no workflow: ship-parser replaces the package's shipped parser; resume-parser-stream is its second training stage
 BY_HAND = ["ship-parser", "ship-truecaser", "resume-parser-stream"]
@@ -174,7 +174,7 @@ def test_punctgen_cli_calls_use_existing_commands_and_options():
             inner = argv[argv.index("--") + 1:]
             assert inner[1:3] == ["-m", "spacy_punctgen"]
             seen.add(parser.parse_args(inner[3:]).command)
-    assert seen == {"convert", "train", "evaluate", "evaluate-restore", "baseline", "bench", "learned",
+    assert seen == {"convert", "train", "evaluate", "evaluate-restore", "baseline", "bench", "learned", "learned-summary",
                     "evaluate-stream", "stream-table"}
 
 
