@@ -45,6 +45,9 @@ def _arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--model", default=None, help="shipped: another punctuation model folder (default: the shipped one)")
     p.add_argument("--parser", default=None,
                    help="shipped: another spaCy pipeline folder with the parser (default: the shipped one)")
+    p.add_argument("--kbest", type=positive_int, default=None,
+                   help="shipped: the parser's beam width, restoring each sentence from its k best trees "
+                        "(default: load()'s, docs/decoding.md)")
     p.add_argument("--name", default=None, help="the system's name in the metrics (default: SYSTEM)")
     p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="extra fields for the metrics")
 
@@ -94,7 +97,11 @@ def evaluate_stream_cli(args) -> dict:
         import spacy_punctgen
         from spacy_punctgen.pipeline.stream import restore_text
 
-        nlp = spacy_punctgen.load("en", model=args.model, parser=args.parser)
+        from spacy_punctgen.pipeline.load import DEFAULT_KBEST
+
+        kbest = DEFAULT_KBEST if args.kbest is None else args.kbest
+        nlp = spacy_punctgen.load("en", model=args.model, parser=args.parser, kbest=kbest)
+        info["kbest"] = kbest
         info["model"] = args.model or "shipped"
         info["parser"] = args.parser or "shipped"
         predictor = S.TextRestorer(lambda text: restore_text(nlp, text))

@@ -225,6 +225,7 @@ def test_shipped_system_with_another_parser_folder(tmp_path):
         assert main(["evaluate-stream", "shipped", test, "--limit", "2", "--output", str(out[name])] + extra) == 0
     default, given = (json.loads(out[n].read_text()) for n in ("default", "given"))
     assert default["parser"] == "shipped" and given["parser"] == str(shipped_parser_path("en"))
+    assert default["kbest"] == given["kbest"] == 1  # load()'s default unless --kbest says otherwise
     assert given["scores"] == default["scores"]
     assert main(["evaluate-stream", "shipped", test, "--limit", "1", "--output", str(tmp_path / "x.json"),
                  "--parser", str(tmp_path / "no-such-parser")]) == 1

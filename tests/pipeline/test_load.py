@@ -91,10 +91,9 @@ def test_cased_stream_is_segmented_and_every_word_kept(restorer):
 
 
 @needs_parser
-@pytest.mark.xfail(strict=True, reason="the shipped parser (1,500 training steps, sentence F1 0.11 on "
-                   "lowercased EWT test streams) finds no boundary in this lowercased stream; "
-                   "retrain with docs/workflow.md's full budget and remove this mark")
 def test_lowercased_stream_is_segmented(restorer):
+    """A lowercased stream without punctuation comes back as several sentences (the shipped
+    parser learnt sentence boundaries from unpunctuated, lowercased documents)."""
     out = spacy_punctgen.restore_text(restorer, STREAM)
     assert re.findall(r"[a-z]+", out.lower()) == STREAM.split()
     assert len(re.findall(r"[.!?](\s|$)", out)) >= 2
@@ -176,8 +175,9 @@ def test_load_refuses_a_pipeline_without_parser(tmp_path):
 def test_load_correct(offline):
     nlp = load("en", mode="correct")
     assert nlp.get_pipe("punctgen").cfg["mode"] == "correct" and "punctgen_words" not in nlp.pipe_names
-    doc = nlp("When I came home he left, I was sad")
-    assert doc._.corrected_text.startswith("When I came home") and doc._.corrected_text.endswith(".")
+    # a spurious comma after the complementiser and a missing final mark
+    doc = nlp("He said that, he would come back tomorrow")
+    assert doc._.corrected_text == "He said that he would come back tomorrow."
     assert [e["observed"] for e in doc._.corrected_punct if e["observed"]] == [(",",)]
 
 
