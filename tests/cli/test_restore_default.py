@@ -12,8 +12,8 @@ import sys
 from pathlib import Path
 
 import pytest
+from cli_helpers import refused, run
 
-from spacy_punctgen import cli
 from spacy_punctgen.cli import restore as restore_cmd
 from spacy_punctgen.data.conllu import read_conllu
 from spacy_punctgen.pipeline.load import shipped_parser_path
@@ -32,22 +32,6 @@ FINAL = (".", "?", "!", "…")
 
 def words(text: str):
     return re.findall(r"\w+", text)
-
-
-def run(capsys, *argv):
-    code = cli.main([str(a) for a in argv])
-    out, err = capsys.readouterr()
-    return code, out, err
-
-
-def refused(capsys, *argv):
-    """A refusal: exit status 1, one line ``punctgen restore: error: [Ennn] ...``, no traceback."""
-    code, out, err = run(capsys, *argv)
-    assert code == 1, (code, out, err)
-    assert "Traceback" not in err
-    lines = err.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("punctgen restore: error: [E"), err
-    return lines[0]
 
 
 def check_restored(src: str, out_lines):

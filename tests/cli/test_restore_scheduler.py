@@ -6,6 +6,7 @@ import socket
 import sys
 
 import pytest
+from cli_helpers import refused, run
 
 from spacy_punctgen import cli
 
@@ -18,21 +19,6 @@ TEXT = ("when i came home he left and then we went to the store\n"
         "   \n"
         "i think that we should go now because it is late\n"
         "the man who lives next door has a dog and two cats\n")
-
-
-def run(capsys, *argv):
-    code = cli.main([str(a) for a in argv])
-    out, err = capsys.readouterr()
-    return code, out, err
-
-
-def refused(capsys, *argv):
-    code, out, err = run(capsys, *argv)
-    assert code == 1, (code, out, err)
-    assert "Traceback" not in err
-    lines = err.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("punctgen restore: error: [E"), err
-    return lines[0]
 
 
 @pytest.fixture(scope="module")

@@ -3,36 +3,23 @@ from collections import Counter
 
 import numpy as np
 import pytest
+from rephrase_helpers import is_projective, sample_items
 
-from spacy_punctgen.data.conllu import read_conllu
-from spacy_punctgen.data.preprocess import ABBR, detect_quote_xpos, preprocess_sentence
-from spacy_punctgen.data.trees import tree_structure
-from spacy_punctgen.decode.rephrase import (OrderModel, baseline_sentence, linearize, punctuated_tokens,
-                                            rephrase_sentence, surface_tree, word_order)
-from spacy_punctgen.model.punct_model import PunctModel
-from spacy_punctgen.pipeline.shipped import default_model_path
-
-SAMPLE = "assets/sample/en_sample-ud-train.conllu"
-
-
-def _projective(heads):
-    _, _, _, first, last = tree_structure(heads)
-    # every subtree is a contiguous span of exactly its own size
-    size = Counter()
-    for w in range(len(heads)):
-        a = w
-        while a >= 0:
-            size[a] += 1
-            a = heads[a]
-    return all(last[w] - first[w] + 1 == size[w] for w in range(len(heads)))
+from spacy_punctgen.data.preprocess import ABBR
+from spacy_punctgen.decode.rephrase import (
+    OrderModel,
+    baseline_sentence,
+    linearize,
+    punctuated_tokens,
+    rephrase_sentence,
+    surface_tree,
+    word_order,
+)
 
 
 @pytest.fixture(scope="module")
 def data():
-    uds = read_conllu(SAMPLE)
-    qx = detect_quote_xpos(SAMPLE, uds)
-    items = [(u, s) for u, (s, _) in ((u, preprocess_sentence(u, qx)) for u in uds) if s is not None]
-    model = PunctModel.from_disk(default_model_path())
+    model, items = sample_items()
     trees = [surface_tree(u, s) for u, s in items]
     analysed = model.analyze([s for _, s in items])
     return model, items, trees, OrderModel.fit(trees), [p for p, _ in analysed]
@@ -71,7 +58,7 @@ def test_reordering_keeps_words_and_projectivity(data):
         r = rephrase_sentence(model, s, order, pr, phi)
         assert Counter(r.words) == Counter(s.words)
         assert [r.words[j] for j in range(len(s))] == [s.words[o] for o in order]
-        assert _projective(r.heads)
+        assert is_projective(r.heads)
         assert len(r.slots) == len(s) + 1
         # the word order is the baseline's once its punctuation is left out
         assert [tree.tokens[t] for t in linearize(tree.heads, keys) if tree.word[t] >= 0] == r.words

@@ -4,14 +4,11 @@ from collections import Counter
 
 import numpy as np
 import pytest
+from rephrase_helpers import is_projective, sample_items
 
-from spacy_punctgen.data.conllu import read_conllu
 from spacy_punctgen.data.preprocess import (
     PunctSentence,
-    detect_quote_xpos,
-    preprocess_sentence,
 )
-from spacy_punctgen.data.trees import tree_structure
 from spacy_punctgen.decode.rephrase import (
     OrderModel,
     UnderlyingTree,
@@ -22,30 +19,11 @@ from spacy_punctgen.decode.rephrase import (
     underlying_tree,
     underlying_word_order,
 )
-from spacy_punctgen.model.punct_model import PunctModel
-from spacy_punctgen.pipeline.shipped import default_model_path
-
-SAMPLE = "assets/sample/en_sample-ud-train.conllu"
-
-
-def _projective(heads):
-    """Every subtree is a contiguous span of exactly its own size."""
-    _, _, _, first, last = tree_structure(heads)
-    size = Counter()
-    for w in range(len(heads)):
-        a = w
-        while a >= 0:
-            size[a] += 1
-            a = heads[a]
-    return all(last[w] - first[w] + 1 == size[w] for w in range(len(heads)))
 
 
 @pytest.fixture(scope="module")
 def data():
-    uds = read_conllu(SAMPLE)
-    qx = detect_quote_xpos(SAMPLE, uds)
-    items = [(u, s) for u, (s, _) in ((u, preprocess_sentence(u, qx)) for u in uds) if s is not None]
-    model = PunctModel.from_disk(default_model_path())
+    model, items = sample_items()
     pairs = [p for p, _ in model.analyze([s for _, s in items])]
     under = [(s, p, underlying_tree(s, p)) for (_, s), p in zip(items, pairs) if p is not None]
     return model, items, under, OrderModel.fit_underlying(t for _, _, t in under)
@@ -93,7 +71,7 @@ def test_full_reordering_keeps_words_and_projectivity(data):
         moved += order != list(range(len(s)))
         r = rephrase_sentence(model, s, order, pr, phi)
         assert Counter(r.words) == Counter(s.words) and r.words == [s.words[o] for o in order]
-        assert _projective(r.heads)
+        assert is_projective(r.heads)
         assert len(r.slots) == len(s) + 1
         # no punctuation token comes back as a word
         assert all(t for slot in r.slots for t in slot)
