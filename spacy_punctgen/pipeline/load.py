@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Any, Dict, Optional, TextIO, Union
+from typing import Any, Callable, Dict, Optional, TextIO, Union
 
 from spacy_punctgen.errors import Errors
 from spacy_punctgen.pipeline.shipped import MODELS_DIR, write_shipped
@@ -49,30 +49,36 @@ SHIPPED_TRUECASERS: Dict[str, str] = {"en": "en_ewt_truecase"}
 TRUECASER_FILES = ("config.cfg", "meta.json", "punctgen_truecase/model", "punctgen_truecase/cfg")
 
 
+def _shipped_folder(names: Dict[str, str], lang: str, files, unknown: Callable[[], str],
+                    incomplete: Callable[[Path, str], str]) -> Path:
+    """``MODELS_DIR / names[lang]`` holding every one of ``files``; ``unknown()`` /
+    ``incomplete(path, missing)`` give the error message otherwise."""
+    name = names.get(str(lang).lower())
+    if name is None:
+        raise ValueError(unknown())
+    path = MODELS_DIR / name
+    missing = [f for f in files if not (path / f).is_file()]
+    if missing:
+        raise ValueError(incomplete(path, ", ".join(missing)))
+    return path
+
+
 def shipped_parser_path(lang: str = "en") -> Path:
     """The folder of the parser shipped for ``lang`` (E051 if none ships, E052 if its files are
     missing from this installation)."""
-    name = SHIPPED_PARSERS.get(str(lang).lower())
-    if name is None:
-        raise ValueError(Errors.E051.format(lang=lang, shipped=", ".join(sorted(SHIPPED_PARSERS))))
-    path = MODELS_DIR / name
-    missing = [f for f in PARSER_FILES if not (path / f).is_file()]
-    if missing:
-        raise ValueError(Errors.E052.format(lang=lang, path=path, missing=", ".join(missing)))
-    return path
+    return _shipped_folder(
+        SHIPPED_PARSERS, lang, PARSER_FILES,
+        lambda: Errors.E051.format(lang=lang, shipped=", ".join(sorted(SHIPPED_PARSERS))),
+        lambda path, missing: Errors.E052.format(lang=lang, path=path, missing=missing))
 
 
 def shipped_truecaser_path(lang: str = "en") -> Path:
     """The folder of the truecaser shipped for ``lang`` (E089 if none ships, E090 if its files
     are missing from this installation)."""
-    name = SHIPPED_TRUECASERS.get(str(lang).lower())
-    if name is None:
-        raise ValueError(Errors.E089.format(lang=lang, shipped=", ".join(sorted(SHIPPED_TRUECASERS))))
-    path = MODELS_DIR / name
-    missing = [f for f in TRUECASER_FILES if not (path / f).is_file()]
-    if missing:
-        raise ValueError(Errors.E090.format(lang=lang, path=path, missing=", ".join(missing)))
-    return path
+    return _shipped_folder(
+        SHIPPED_TRUECASERS, lang, TRUECASER_FILES,
+        lambda: Errors.E089.format(lang=lang, shipped=", ".join(sorted(SHIPPED_TRUECASERS))),
+        lambda path, missing: Errors.E090.format(lang=lang, path=path, missing=missing))
 
 
 def _check_truecase(truecase) -> Union[bool, PathLike]:
