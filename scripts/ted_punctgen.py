@@ -4,12 +4,17 @@ with trees from the shipped parser (TED has no treebank).
 Usage:
     python scripts/ted_punctgen.py TSV OUTPUT_MODEL [--train-share 0.8] [--limit-words 0]
         [--dev-share 0.1] [--epochs 2] [--direction r2l] [--max-seconds 0] [--metrics OUT.json]
+        [--trees punctuated|stream] [--parser DIR]
 
 The training block of TSV (``spacy_punctgen.data.ted.split_blocks``, the same cut as
 ``evaluate-stream``) is written as lowercased text with its marks (``word,`` ``word.`` ``word?``),
 parsed in windows by the shipped parser (``spacy_punctgen.pipeline.stream.iter_pieces``: the
 parser finds the sentences from the punctuation), and every parsed sentence becomes a training
-sentence (``doc_convert.punct_sentences``: the words, the tree, the marks in the slots). The last
+sentence (``doc_convert.punct_sentences``: the words, the tree, the marks in the slots). With ``--trees stream`` the block is instead parsed as the restorer
+will see it, as one unpunctuated stream (``spacy_punctgen.pipeline.stream_training``): the
+training sentences are the parser's sentences of the unpunctuated text, with the gold marks put
+back into their slots, so the model learns where marks fall on the trees and boundaries that
+the stream parser finds. ``--parser`` names another parser than the shipped one. The last
 ``--dev-share`` of those sentences chooses the epoch; the TED dev block is never seen. The recipe
 is the one the workflow's tuned runs use (lr 0.001, full passes, psi_keep_bias 3, psi_lr_scale 10).
 """
@@ -33,6 +38,10 @@ def main(argv=None) -> int:
     p.add_argument("--direction", default="r2l")
     p.add_argument("--max-seconds", type=float, default=0.0)
     p.add_argument("--metrics", default=None, help="write the training record here (JSON)")
+    p.add_argument("--trees", choices=("punctuated", "stream"), default="punctuated",
+                   help="parse the punctuated text (the parser's boundaries from the marks) or the "
+                        "unpunctuated stream, as restoration does, with the gold marks put back")
+    p.add_argument("--parser", default=None, help="spaCy parser (default: the shipped English parser)")
     args = p.parse_args(argv)
 
     import spacy
@@ -41,6 +50,7 @@ def main(argv=None) -> int:
     from spacy_punctgen.pipeline.doc_convert import punct_sentences
     from spacy_punctgen.pipeline.load import shipped_parser_path
     from spacy_punctgen.pipeline.stream import iter_pieces
+    from spacy_punctgen.pipeline.stream_training import AlignmentCounts, stream_training_sentences
     from spacy_punctgen.training.train import TrainConfig, train_model
 
     t0 = time.perf_counter()
@@ -49,10 +59,15 @@ def main(argv=None) -> int:
     if args.limit_words:
         b = min(b, a + args.limit_words)
     block = text.block(a, b)
-    punctuated = " ".join(w + m for w, m in zip(block.words, block.marks))
-    nlp = spacy.load(shipped_parser_path("en"))
-    sents = [ps for piece in iter_pieces(nlp, punctuated, progress=sys.stderr)
-             for _, ps, _ in punct_sentences(piece) if ps is not None]
+    nlp = spacy.load(args.parser or shipped_parser_path("en"))
+    counts = AlignmentCounts()
+    if args.trees == "stream":
+        sents = list(stream_training_sentences(nlp, block.words, block.marks, progress=sys.stderr,
+                                               counts=counts))
+    else:
+        punctuated = " ".join(w + m for w, m in zip(block.words, block.marks))
+        sents = [ps for piece in iter_pieces(nlp, punctuated, progress=sys.stderr)
+                 for _, ps, _ in punct_sentences(piece) if ps is not None]
     t_parse = time.perf_counter() - t0
     n_dev = max(1, round(args.dev_share * len(sents)))
     train, dev = sents[:-n_dev], sents[-n_dev:]
@@ -61,9 +76,11 @@ def main(argv=None) -> int:
     model, info = train_model(train, dev, cfg)
     model.to_disk(args.output)
     record = {"tsv": args.tsv, "train_block": [a, b], "words": b - a, "sentences_train": len(train),
-              "sentences_dev": len(dev), "parse_seconds": round(t_parse, 1),
+              "sentences_dev": len(dev), "trees": args.trees,
+              "parser": args.parser or "shipped", "parse_seconds": round(t_parse, 1),
               "total_seconds": round(time.perf_counter() - t0, 1), "epochs": args.epochs,
               "direction": args.direction, "output": args.output,
+              **({"alignment": counts.as_dict()} if args.trees == "stream" else {}),
               "train_info": {k: v for k, v in info.items() if isinstance(v, (int, float, str))}}
     if args.metrics:
         Path(args.metrics).parent.mkdir(parents=True, exist_ok=True)

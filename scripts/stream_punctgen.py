@@ -1,0 +1,80 @@
+"""Train a punctuation model for restoring streams: punctgen on the stream parser's analysis of
+unpunctuated, lowercased streams of treebank sentences, with the gold marks put back.
+
+Usage:
+    python scripts/stream_punctgen.py TRAIN.conllu DEV.conllu OUTPUT_MODEL [--stream-sents 10]
+        [--parser DIR] [--epochs 2] [--direction r2l] [--max-seconds 0] [--metrics OUT.json]
+
+TRAIN and DEV (CoNLL-U files or UD folders, read like ``evaluate-stream``'s test) are cut into
+streams of ``--stream-sents`` consecutive sentences, depunctuated and lowercased
+(``spacy_punctgen.evaluation.stream.sentence_streams``: the test streams' form); each stream is
+parsed by the parser in windows as restoration parses it, and the parser's sentences, with each
+gold mark in the slot after the word it follows, are the training (and dev) sentences
+(``spacy_punctgen.pipeline.stream_training``). DEV only picks the epoch. The recipe is the one
+the workflow's tuned runs use (lr 0.001, full passes, psi_keep_bias 3, psi_lr_scale 10).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+
+def _sentences(nlp, path, split, size, counts):
+    from spacy_punctgen.data.conllu import resolve_split
+    from spacy_punctgen.data.preprocess import preprocess_file
+    from spacy_punctgen.evaluation.stream import sentence_streams
+    from spacy_punctgen.pipeline.stream_training import stream_training_sentences
+
+    out = []
+    for stream in sentence_streams(preprocess_file(resolve_split(path, split))[0], size=size, lower=True):
+        out.extend(stream_training_sentences(nlp, stream.words, stream.gold, counts=counts))
+    return out
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("train", help="CoNLL-U file or UD folder: the training streams' sentences")
+    p.add_argument("dev", help="CoNLL-U file or UD folder: the dev streams' sentences (picks the epoch)")
+    p.add_argument("output", help="model folder to write")
+    p.add_argument("--stream-sents", type=int, default=10)
+    p.add_argument("--parser", default=None, help="spaCy parser (default: the shipped English parser)")
+    p.add_argument("--epochs", type=int, default=2)
+    p.add_argument("--direction", default="r2l")
+    p.add_argument("--max-seconds", type=float, default=0.0)
+    p.add_argument("--metrics", default=None, help="write the training record here (JSON)")
+    args = p.parse_args(argv)
+
+    import spacy
+
+    from spacy_punctgen.pipeline.load import shipped_parser_path
+    from spacy_punctgen.pipeline.stream_training import AlignmentCounts
+    from spacy_punctgen.training.train import TrainConfig, train_model
+
+    t0 = time.perf_counter()
+    nlp = spacy.load(args.parser or shipped_parser_path("en"))
+    counts = {"train": AlignmentCounts(), "dev": AlignmentCounts()}
+    train = _sentences(nlp, args.train, "train", args.stream_sents, counts["train"])
+    dev = _sentences(nlp, args.dev, "dev", args.stream_sents, counts["dev"])
+    t_parse = time.perf_counter() - t0
+    cfg = TrainConfig(direction=args.direction, epochs=args.epochs, lr=0.001, sentences_per_epoch=0,
+                      psi_keep_bias=3.0, psi_lr_scale=10.0, max_seconds=args.max_seconds)
+    model, info = train_model(train, dev, cfg)
+    model.to_disk(args.output)
+    record = {"train": args.train, "dev": args.dev, "stream_sents": args.stream_sents,
+              "parser": args.parser or "shipped", "sentences_train": len(train), "sentences_dev": len(dev),
+              "alignment": {k: c.as_dict() for k, c in counts.items()},
+              "parse_seconds": round(t_parse, 1), "total_seconds": round(time.perf_counter() - t0, 1),
+              "epochs": args.epochs, "direction": args.direction, "output": args.output,
+              "train_info": {k: v for k, v in info.items() if isinstance(v, (int, float, str))}}
+    if args.metrics:
+        Path(args.metrics).parent.mkdir(parents=True, exist_ok=True)
+        Path(args.metrics).write_text(json.dumps(record, indent=1) + "\n", encoding="utf-8")
+    print(json.dumps(record))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
