@@ -34,6 +34,8 @@ def _arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--train", default=None, help="CoNLL-U training file or UD folder (crf_lexical on CoNLL-U)")
     p.add_argument("--output", required=True, help="metrics JSON to write")
     p.add_argument("--stream-sents", type=positive_int, default=10, help="sentences per stream (CoNLL-U)")
+    p.add_argument("--cased", action="store_true",
+                   help="CoNLL-U: keep the words' case (default: lowercased streams, as paper 003)")
     p.add_argument("--train-share", type=bounded(float, 0, 1, low_open=True, high_open=True), default=0.8, help="TED: share of the words in the training block")
     p.add_argument("--unit-words", type=positive_int, default=500, help="TED: words per scoring unit")
     p.add_argument("--window", type=positive_int, default=200, help="TED: crf_lexical's window in words")
@@ -72,15 +74,17 @@ def _units(args):
     from spacy_punctgen.data.preprocess import preprocess_file
 
     test = resolve_split(args.test, "test")
-    units = S.sentence_streams(preprocess_file(test)[0], args.stream_sents)
+    units = S.sentence_streams(preprocess_file(test)[0], args.stream_sents, lower=not args.cased)
     if args.limit:
         units = units[:args.limit]
     train_units = None
     if args.system == "crf_lexical":
         if not args.train:
             raise ValueError(Errors.E775.format(path=args.test))
-        train_units = S.sentence_streams(preprocess_file(resolve_split(args.train, "train"))[0], args.stream_sents)
-    return units, "stream", train_units, {"test": str(test), "train": args.train, "stream_sents": args.stream_sents}
+        train_units = S.sentence_streams(preprocess_file(resolve_split(args.train, "train"))[0], args.stream_sents,
+                                         lower=not args.cased)
+    return units, "stream", train_units, {"test": str(test), "train": args.train, "stream_sents": args.stream_sents,
+                                          "lowercased": not args.cased}
 
 
 @command("evaluate-stream", "Restoration of long lowercased streams: M/F (or TED COMMA/PERIOD/QUESTION) P/R/F1",

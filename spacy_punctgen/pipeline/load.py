@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any, Callable, Dict, Optional, TextIO, Union
 
 from spacy_punctgen.errors import Errors
-from spacy_punctgen.pipeline.shipped import MODELS_DIR, write_shipped
+from spacy_punctgen.pipeline.shipped import MODELS_DIR, restore_model_path, write_shipped
 from spacy_punctgen.pipeline.stream import DEFAULT_CHUNK_CHARS
 
 PathLike = Union[str, Path]
@@ -114,7 +114,8 @@ def load(lang: str = "en", mode: str = "restore", *, parser: Optional[PathLike] 
 
     ``parser``: another spaCy pipeline folder or package name with a UD parser (default: the
     shipped one); ``model``: another punctuation model folder (default: the one shipped for
-    ``lang``); ``config``: further ``punctgen`` settings (e.g. ``{"restore_method": "exact"}``);
+    ``lang``; in restore mode with the shipped parser, the restoration model trained on that
+    parser's analysis of unpunctuated streams, :func:`~spacy_punctgen.pipeline.shipped.restore_model_path`); ``config``: further ``punctgen`` settings (e.g. ``{"restore_method": "exact"}``);
     ``chunk_chars``/``progress``: long texts, see :func:`spacy_punctgen.pipeline.stream.streaming`;
     ``truecase``: True adds the shipped truecaser after ``punctgen`` (``doc._.restored_text``
     comes out capitalised, ``doc._.truecased_text`` holds the input re-cased), a path adds that
@@ -145,6 +146,8 @@ def load(lang: str = "en", mode: str = "restore", *, parser: Optional[PathLike] 
     settings["mode"] = mode
     if model is not None:
         settings["model"] = str(model)
+    elif mode == "restore" and parser is None:  # the model trained on this parser's own trees
+        settings["model"] = str(restore_model_path(lang))
     if mode == "restore":
         keep_words_whole(nlp)
         if kbest > 1:

@@ -14,6 +14,9 @@ from spacy_punctgen.model.punct_model import CFG_FILE, INVENTORY_FILE, PARAMS_FI
 MODELS_DIR = Path(__file__).resolve().parents[1] / "models"
 #: language code -> shipped model directory name (trained on that UD treebank's train split)
 SHIPPED: Dict[str, str] = {"en": "en_ewt"}
+#: language code -> shipped *restoration* model directory name: trained on the shipped parser's
+#: own analysis of unpunctuated streams (workflow ``stream-model``), what ``load(lang)`` restores with
+SHIPPED_RESTORE: Dict[str, str] = {"en": "en_ewt_stream"}
 
 
 def default_model_path(lang: str = "en") -> Path:
@@ -22,7 +25,19 @@ def default_model_path(lang: str = "en") -> Path:
     name = SHIPPED.get(str(lang).lower())
     if name is None:
         raise ValueError(Errors.E010.format(lang=lang, shipped=", ".join(sorted(SHIPPED))))
-    path = MODELS_DIR / name
+    return _model_files(lang, MODELS_DIR / name)
+
+
+def restore_model_path(lang: str = "en") -> Path:
+    """The directory of the restoration model shipped for ``lang`` with its parser (trained on that
+    parser's trees and sentence boundaries of unpunctuated streams), else :func:`default_model_path`."""
+    name = SHIPPED_RESTORE.get(str(lang).lower())
+    if name is None:
+        return default_model_path(lang)
+    return _model_files(lang, MODELS_DIR / name)
+
+
+def _model_files(lang: str, path: Path) -> Path:
     missing = [f for f in (CFG_FILE, INVENTORY_FILE, PARAMS_FILE) if not (path / f).is_file()]
     if missing:
         raise ValueError(Errors.E011.format(lang=lang, path=path, missing=", ".join(missing)))

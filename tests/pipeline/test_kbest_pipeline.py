@@ -12,6 +12,7 @@ from spacy_punctgen.decode.mbr import restore_mixtures, restore_sentences
 from spacy_punctgen.pipeline.doc_convert import punct_sentences
 from spacy_punctgen.pipeline.kbest import KBEST_COMPONENT, KBEST_KEY, alternative_trees, restore_weighted_mixtures
 from spacy_punctgen.pipeline.load import WORDS_COMPONENT, keep_words_whole, shipped_parser_path
+from spacy_punctgen.pipeline.shipped import restore_model_path
 from spacy_punctgen.pipeline.stream import iter_pieces, restore_text
 
 TEXTS = ["when i came home he left i was sad", "the cat sat on the mat", "yes",
@@ -54,7 +55,7 @@ def test_kbest_1_is_the_pipeline_without_beam(nlp1):
     plain = spacy.load(shipped_parser_path("en"))
     keep_words_whole(plain)
     plain.add_pipe(WORDS_COMPONENT)
-    plain.add_pipe("punctgen", config={"mode": "restore"})
+    plain.add_pipe("punctgen", config={"mode": "restore", "model": str(restore_model_path("en"))})
     assert _restored(nlp1, TEXTS) == _restored(plain, TEXTS)
 
 

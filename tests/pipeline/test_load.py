@@ -196,3 +196,32 @@ def test_ship_parser_writes_a_loadable_pipeline_with_its_licence(tmp_path):
         blank = tmp_path / "blank"
         spacy.blank("en").to_disk(blank)
         ship_parser(blank, tmp_path / "nothing")
+
+
+@needs_parser
+def test_restore_uses_the_model_trained_on_the_shipped_parsers_streams(restorer, offline):
+    """Restore mode with the shipped parser: the restoration model trained on that parser's
+    analysis of unpunctuated streams; analysis, correction and another parser: the model of
+    gold trees (the component's default)."""
+    from spacy_punctgen.pipeline.shipped import SHIPPED_RESTORE, default_model_path, restore_model_path
+
+    stream_model = restore_model_path("en")
+    assert stream_model.name == SHIPPED_RESTORE["en"] and stream_model != default_model_path("en")
+    assert restorer.get_pipe("punctgen").cfg["model"] == str(stream_model)
+    assert load("en", mode="analyze").get_pipe("punctgen").cfg["model"] is None  # the default model
+    other = load("en", parser=PARSER)  # any parser given: its trees are not the stream model's
+    assert other.get_pipe("punctgen").cfg["model"] is None
+    own = load("en", model=default_model_path("en"))
+    assert own.get_pipe("punctgen").cfg["model"] == str(default_model_path("en"))
+
+
+def test_restore_model_path_falls_back_and_refuses_like_the_default(monkeypatch, tmp_path):
+    from spacy_punctgen.pipeline import shipped
+
+    monkeypatch.setattr(shipped, "SHIPPED_RESTORE", {})
+    assert shipped.restore_model_path("en") == shipped.default_model_path("en")
+    with pytest.raises(ValueError, match="E010"):
+        shipped.restore_model_path("xx")
+    monkeypatch.setattr(shipped, "SHIPPED_RESTORE", {"en": "no_such_model"})
+    with pytest.raises(ValueError, match="E011"):
+        shipped.restore_model_path("en")
