@@ -34,6 +34,7 @@ WORKFLOWS = {
     "stream": ["preprocess-stream", "train-parser-stream", "evaluate-parser-stream"],
     "truecase": ["preprocess-truecase", "train-truecaser", "evaluate-truecaser"],
     "what-learned": ["train-xi", "learned", "learned-summary"],
+    "stream-model": ["train-stream-punctgen", "ship-stream-model"],
     "stream-restore": ["stream-restore-trivial", "stream-restore-shipped", "stream-restore-crf_lexical",
                        "stream-restore-table"],
     "ted": ["ted-shipped", "ted-crf_lexical", "ted-punctgen", "ted-crf_lexical-matched", "ted-table"],
@@ -43,7 +44,7 @@ WORKFLOWS = {
 #: commands run by hand, in no workflow: ship-parser replaces the package's shipped parser; resume-parser-stream is its second training stage
 BY_HAND = ["ship-parser", "ship-truecaser", "resume-parser-stream"]
 # The order the workflows are run in (docs/workflow.md): each one reads what the earlier ones wrote.
-ORDER = ["all", "stream", "truecase", "degraded", "mixture", "kbest", "jackknife", "baselines", "domain", "packages", "fold", "cross-validation", "results", "benchmarks", "what-learned", "stream-restore", "ted", "correction", "rephrasing"]
+ORDER = ["all", "stream", "truecase", "degraded", "mixture", "kbest", "jackknife", "baselines", "domain", "packages", "fold", "cross-validation", "results", "benchmarks", "what-learned", "stream-restore", "stream-model", "ted", "correction", "rephrasing"]
 LOCAL_UD = {"ud_dir": "../shared/ud/en_ewt", "treebank": "en_ewt"}
 DEV_AS_TRAIN = {"ud_dir": "../shared/ud/es_ancora_ud14", "treebank": "es_ancora_ud14", "lang": "es",
                 "protocol": "dev-as-train"}
