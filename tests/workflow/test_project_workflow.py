@@ -35,9 +35,11 @@ WORKFLOWS = {
     "truecase": ["preprocess-truecase", "train-truecaser", "evaluate-truecaser"],
     "what-learned": ["train-xi", "learned", "learned-summary"],
     "stream-model": ["train-stream-punctgen", "ship-stream-model"],
-    "stream-restore": ["stream-restore-trivial", "stream-restore-shipped", "stream-restore-crf_lexical",
+    "stream-restore": ["stream-restore-trivial", "stream-restore-shipped", "stream-restore-sentence-model",
+                       "stream-restore-crf_lexical",
                        "stream-restore-table"],
-    "ted": ["ted-shipped", "ted-crf_lexical", "ted-punctgen", "ted-crf_lexical-matched", "ted-table"],
+    "ted": ["ted-shipped", "ted-crf_lexical", "ted-punctgen", "ted-punctgen-stream", "ted-sentence-model",
+            "ted-crf_lexical-matched", "ted-table"],
     "correction": ["correct-train", "correct-eval", "correct-table"],
     "rephrasing": ["rephrase-eval", "rephrase-table"],
 }
