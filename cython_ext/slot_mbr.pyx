@@ -533,11 +533,13 @@ cdef int _survivors(Work* W, Table* states, double weight) noexcept nogil:
     if c * 8 < n or W.cut:  # few (or cut): the survivors, back in the states' order
         W.pick.assign(W.si.begin(), W.si.begin() + c)
         sort(W.pick.begin(), W.pick.end())
-    else:
-        W.pick.clear()
+    else:  # (the survivors are exactly the c states at least prune / weight)
+        W.pick.resize(c)
+        mid = 0
         for j in range(n):
-            if states.vals[j] * weight >= W.prune:
-                W.pick.push_back(j)
+            if states.vals[j] * weight >= W.prune and mid < c:
+                W.pick[mid] = j
+                mid += 1
     return c
 
 
@@ -638,9 +640,9 @@ cdef void _beam(Work* W, Table* nxt, Table* states) noexcept nogil:
     """``states`` = the ``beam`` most probable entries of ``nxt`` (ties: first arisen), in that
     order (mbr: ``dict(sorted(nxt.items(), key=-p)[:beam])``)."""
     cdef int j, n = nxt.n
-    W.order.clear()
+    W.order.resize(n)
     for j in range(n):
-        W.order.push_back(pair[double, int](-nxt.vals[j], j))
+        W.order[j] = pair[double, int](-nxt.vals[j], j)
     # the first `beam` of the strict order (-p, position): select, then sort them
     nth_element(W.order.begin(), W.order.begin() + (W.beam - 1), W.order.end())
     sort(W.order.begin(), W.order.begin() + W.beam)
@@ -652,14 +654,25 @@ cdef void _beam(Work* W, Table* nxt, Table* states) noexcept nogil:
 
 
 cdef void _rank(Work* W, Table* states) noexcept nogil:
-    """``sp``/``si``: the states' probabilities in descending order, and their entries."""
+    """``sp``/``si``: the states' probabilities in descending order (ties: by entry), and their
+    entries.  States that are in that order already (as :func:`_beam` leaves them) are not
+    sorted."""
     cdef int j, n = states.n
-    W.order.clear()
-    for j in range(n):
-        W.order.push_back(pair[double, int](-states.vals[j], j))
-    sort(W.order.begin(), W.order.end())
+    cdef const double* v = states.vals
     W.sp.resize(n)
     W.si.resize(n)
+    j = 1
+    while j < n and v[j] <= v[j - 1]:
+        j += 1
+    if j >= n:
+        for j in range(n):
+            W.sp[j] = v[j]
+            W.si[j] = j
+        return
+    W.order.resize(n)
+    for j in range(n):
+        W.order[j] = pair[double, int](-v[j], j)
+    sort(W.order.begin(), W.order.end())
     for j in range(n):
         W.sp[j] = -W.order[j].first
         W.si[j] = W.order[j].second
@@ -903,9 +916,9 @@ cdef int _group(Work* W, const int64_t* g_ptr, const int64_t* g_unit, int64_t g,
                 W.buf.push_back(W.rev[t])
         W.soff.push_back(<int32_t>W.buf.size())
     # ranked by (-p, string)
-    W.order.clear()
+    W.order.resize(n)
     for j in range(n):
-        W.order.push_back(pair[double, int](-marg.vals[j], j))
+        W.order[j] = pair[double, int](-marg.vals[j], j)
     sort(W.order.begin(), W.order.end())
     W.ranked.resize(n)
     for j in range(n):
