@@ -280,6 +280,7 @@ cdef cppclass Work:
     vector[int32_t] touched
     vector[int32_t] h_pm          # ... and sparse: increasing puncteme ids, probability > 0
     vector[double] h_p
+    vector[int] h_c               # ... and how many states times each reach prune (_plan)
     # the problem
     const int64_t* u_ptr
     const uint8_t* u_slot0
@@ -493,19 +494,17 @@ cdef int _transitions(Work* W, int a, int k) noexcept nogil:
     return idx
 
 
-cdef int _survivors(Work* W, Table* states, double weight) noexcept nogil:
+cdef int _survivors(Work* W, Table* states, double weight, int c) noexcept nogil:
     """``W.pick``: the states whose product with ``weight`` is read (at least ``prune``; where
-    ``expand`` cuts this half, above ``tau`` or equal to it while ties remain), in their order."""
-    cdef int j, n = states.n, lo = 0, hi = n, mid, c, ties
+    ``expand`` cuts this half, above ``tau`` or equal to it while ties remain), in their order.
+    ``c``: how many products reach ``prune`` (:func:`_plan`: the survivors are a prefix of the
+    states sorted by _rank, as p * weight is monotone in p)."""
+    cdef int j, n = states.n, lo, hi, mid, ties
     cdef double v
-    # the survivors are a prefix of the states sorted by _rank (p * weight is monotone in p)
-    while lo < hi:
-        mid = (lo + hi) >> 1
-        if W.sp[mid] * weight >= W.prune:
-            lo = mid + 1
-        else:
-            hi = mid
-    c = lo
+    if c == 1 and not W.only_best and not W.cut:  # the most probable state alone
+        W.pick.resize(1)
+        W.pick[0] = W.si[0]
+        return 1
     if W.only_best:  # nothing reaches prune in this half: the largest product alone
         W.pick.clear()
         if W.tau_ties > 0 and n > 0 and W.sp[0] * weight == W.tau:
@@ -533,15 +532,17 @@ cdef int _survivors(Work* W, Table* states, double weight) noexcept nogil:
     if c * 8 < n or W.cut:  # few (or cut): the survivors, back in the states' order
         W.pick.assign(W.si.begin(), W.si.begin() + c)
         sort(W.pick.begin(), W.pick.end())
-    else:
-        W.pick.clear()
+    else:  # (the survivors are exactly the c states at least prune / weight)
+        W.pick.resize(c)
+        mid = 0
         for j in range(n):
-            if states.vals[j] * weight >= W.prune:
-                W.pick.push_back(j)
+            if states.vals[j] * weight >= W.prune and mid < c:
+                W.pick[mid] = j
+                mid += 1
     return c
 
 
-cdef void _read(Work* W, Table* states, int k, double weight, Table* into) noexcept nogil:
+cdef void _read(Work* W, Table* states, int k, double weight, int c0, Table* into) noexcept nogil:
     """mbr's read of one puncteme of a half: the states times ``weight`` (see _survivors), the
     channel over the puncteme (reversed for R2L), equal states merged by sum, the results at
     least ``prune`` added into ``into`` (the best of the others remembered in ``best_*``)."""
@@ -552,7 +553,7 @@ cdef void _read(Work* W, Table* states, int k, double weight, Table* into) noexc
     cdef Table* src
     cdef Table* dst
     cdef Table* tmp
-    c = _survivors(W, states, weight)
+    c = _survivors(W, states, weight, c0)
     if c == 0:
         return
     m = _seq(W, k, &seq)
@@ -638,9 +639,9 @@ cdef void _beam(Work* W, Table* nxt, Table* states) noexcept nogil:
     """``states`` = the ``beam`` most probable entries of ``nxt`` (ties: first arisen), in that
     order (mbr: ``dict(sorted(nxt.items(), key=-p)[:beam])``)."""
     cdef int j, n = nxt.n
-    W.order.clear()
+    W.order.resize(n)
     for j in range(n):
-        W.order.push_back(pair[double, int](-nxt.vals[j], j))
+        W.order[j] = pair[double, int](-nxt.vals[j], j)
     # the first `beam` of the strict order (-p, position): select, then sort them
     nth_element(W.order.begin(), W.order.begin() + (W.beam - 1), W.order.end())
     sort(W.order.begin(), W.order.begin() + W.beam)
@@ -652,14 +653,25 @@ cdef void _beam(Work* W, Table* nxt, Table* states) noexcept nogil:
 
 
 cdef void _rank(Work* W, Table* states) noexcept nogil:
-    """``sp``/``si``: the states' probabilities in descending order, and their entries."""
+    """``sp``/``si``: the states' probabilities in descending order (ties: by entry), and their
+    entries.  States that are in that order already (as :func:`_beam` leaves them) are not
+    sorted."""
     cdef int j, n = states.n
-    W.order.clear()
-    for j in range(n):
-        W.order.push_back(pair[double, int](-states.vals[j], j))
-    sort(W.order.begin(), W.order.end())
+    cdef const double* v = states.vals
     W.sp.resize(n)
     W.si.resize(n)
+    j = 1
+    while j < n and v[j] <= v[j - 1]:
+        j += 1
+    if j >= n:
+        for j in range(n):
+            W.sp[j] = v[j]
+            W.si[j] = j
+        return
+    W.order.resize(n)
+    for j in range(n):
+        W.order[j] = pair[double, int](-v[j], j)
+    sort(W.order.begin(), W.order.end())
     for j in range(n):
         W.sp[j] = -W.order[j].first
         W.si[j] = W.order[j].second
@@ -700,6 +712,7 @@ cdef void _plan(Work* W, Table* states, const int32_t* ks, const double* ws, int
     W.cut = False
     W.only_best = False
     W.best_any = False
+    W.h_c.resize(n_k)
     for e in range(n_k):
         lo = 0
         hi = n
@@ -709,6 +722,7 @@ cdef void _plan(Work* W, Table* states, const int32_t* ks, const double* ws, int
                 lo = mid + 1
             else:
                 hi = mid
+        W.h_c[e] = lo
         total += lo
     if total == 0 and n > 0 and n_k > 0:  # nothing reaches prune: read the largest product only
         for e in range(n_k):
@@ -767,7 +781,7 @@ cdef void _unit(Work* W, int64_t u, Table* fin) noexcept nogil:
         _plan(W, states, W.h_pm.data(), W.h_p.data(), <int>W.h_pm.size())
         _t_clear(nxt, 4 * <size_t>states.n)
         for e in range(<int64_t>W.h_pm.size()):
-            _read(W, states, W.h_pm[e], W.h_p[e], nxt)
+            _read(W, states, W.h_pm[e], W.h_p[e], W.h_c[e], nxt)
         if nxt.n == 0 and W.best_any:  # nothing reached prune: keep the best
             if not _t_reserve(nxt, 1):
                 return
@@ -903,9 +917,9 @@ cdef int _group(Work* W, const int64_t* g_ptr, const int64_t* g_unit, int64_t g,
                 W.buf.push_back(W.rev[t])
         W.soff.push_back(<int32_t>W.buf.size())
     # ranked by (-p, string)
-    W.order.clear()
+    W.order.resize(n)
     for j in range(n):
-        W.order.push_back(pair[double, int](-marg.vals[j], j))
+        W.order[j] = pair[double, int](-marg.vals[j], j)
     sort(W.order.begin(), W.order.end())
     W.ranked.resize(n)
     for j in range(n):

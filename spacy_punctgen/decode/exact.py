@@ -117,14 +117,15 @@ def _node_pairs(pair_list: list, prob_list: list, n_nodes: int, B: int, node_pri
     if len(bad):
         k, j, w = _locate(node_prior, node_base, trees, int(np.searchsorted(node_ptr, bad[0], side="right") - 1))
         raise ValueError(Errors.E173.format(k=k, j=j, w=w))
-    positive = np.zeros(n_nodes, dtype=bool)  # some pair of every node has a positive probability
-    positive[np.repeat(np.arange(n_nodes), sizes)[probs > 0]] = True
-    bad = np.flatnonzero(~positive)
+    # some pair of every node has a positive probability: positive pairs counted up to each node
+    n_pos = np.zeros(len(probs) + 1, dtype=np.int64)
+    np.cumsum(probs > 0, out=n_pos[1:])
+    bad = np.flatnonzero(n_pos[node_ptr[1:]] == n_pos[node_ptr[:-1]])
     if len(bad):
         k, j, w = _locate(node_prior, node_base, trees, int(bad[0]))
         raise ValueError(Errors.E173.format(k=k, j=j, w=w))
-    bad = np.flatnonzero(((pairs < 0) | (pairs >= B)).any(axis=1))
-    if len(bad):
+    if len(pairs) and (int(pairs.min()) < 0 or int(pairs.max()) >= B):  # (a row-wise test only then: slow)
+        bad = np.flatnonzero(((pairs < 0) | (pairs >= B)).any(axis=1))
         k, j, w = _locate(node_prior, node_base, trees, int(np.searchsorted(node_ptr, bad[0], side="right") - 1))
         raise ValueError(Errors.E174.format(k=k, j=j, w=w, last=B - 1))
     return node_ptr, pairs, probs
