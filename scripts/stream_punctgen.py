@@ -10,7 +10,8 @@ TRAIN and DEV (CoNLL-U files or UD folders, read like ``evaluate-stream``'s test
 streams of ``--stream-sents`` consecutive sentences and depunctuated (``spacy_punctgen.evaluation.stream.sentence_streams``: the
 test streams' form); a seeded share ``--lower`` of them is lowercased (speech-recogniser output
 has no case, typed text has; the shipped parser is trained on the same even split); each stream is
-parsed by the parser in windows as restoration parses it, and the parser's sentences, with each
+parsed in windows as restoration parses it (the parser with the restore tokenizer,
+``spacy_punctgen.pipeline.load.restore_parser``), and the parser's sentences, with each
 gold mark in the slot after the word it follows, are the training (and dev) sentences
 (``spacy_punctgen.pipeline.stream_training``). DEV only picks the epoch. The recipe is the one
 the workflow's tuned runs use (lr 0.001, full passes, psi_keep_bias 3, psi_lr_scale 10);
@@ -60,14 +61,12 @@ def main(argv=None) -> int:
     p.add_argument("--metrics", default=None, help="write the training record here (JSON)")
     args = p.parse_args(argv)
 
-    import spacy
-
-    from spacy_punctgen.pipeline.load import shipped_parser_path
+    from spacy_punctgen.pipeline.load import restore_parser
     from spacy_punctgen.pipeline.stream_training import AlignmentCounts
     from spacy_punctgen.training.train import TrainConfig, train_model
 
     t0 = time.perf_counter()
-    nlp = spacy.load(args.parser or shipped_parser_path("en"))
+    nlp = restore_parser("en", args.parser)  # what load("en", parser=...) parses with
     counts = {"train": AlignmentCounts(), "dev": AlignmentCounts()}
     train = _sentences(nlp, args.train, "train", args.stream_sents, args.lower, args.seed, counts["train"])
     dev = _sentences(nlp, args.dev, "dev", args.stream_sents, args.lower, args.seed, counts["dev"])

@@ -48,7 +48,7 @@ def main(argv=None) -> int:
 
     from spacy_punctgen.data.ted import read_ted, split_blocks
     from spacy_punctgen.pipeline.doc_convert import punct_sentences
-    from spacy_punctgen.pipeline.load import shipped_parser_path
+    from spacy_punctgen.pipeline.load import restore_parser, shipped_parser_path
     from spacy_punctgen.pipeline.stream import iter_pieces
     from spacy_punctgen.pipeline.stream_training import AlignmentCounts, stream_training_sentences
     from spacy_punctgen.training.train import TrainConfig, train_model
@@ -59,12 +59,13 @@ def main(argv=None) -> int:
     if args.limit_words:
         b = min(b, a + args.limit_words)
     block = text.block(a, b)
-    nlp = spacy.load(args.parser or shipped_parser_path("en"))
     counts = AlignmentCounts()
-    if args.trees == "stream":
+    if args.trees == "stream":  # parsed as restoration parses (the restore tokenizer)
+        nlp = restore_parser("en", args.parser)
         sents = list(stream_training_sentences(nlp, block.words, block.marks, progress=sys.stderr,
                                                counts=counts))
     else:
+        nlp = spacy.load(args.parser or shipped_parser_path("en"))
         punctuated = " ".join(w + m for w, m in zip(block.words, block.marks))
         sents = [ps for piece in iter_pieces(nlp, punctuated, progress=sys.stderr)
                  for _, ps, _ in punct_sentences(piece) if ps is not None]

@@ -126,8 +126,6 @@ def load(lang: str = "en", mode: str = "restore", *, parser: Optional[PathLike] 
     beam's trees of it (weighed by ``config={"kbest_weights": ...}``); 1 is the greedy parse and
     one tree (E097 for other values; the other modes ignore it).
     """
-    import spacy
-
     import spacy_punctgen.pipeline.component  # noqa: F401  (registers the factory)
     from spacy_punctgen.pipeline.stream import streaming
 
@@ -137,11 +135,7 @@ def load(lang: str = "en", mode: str = "restore", *, parser: Optional[PathLike] 
     from spacy_punctgen.pipeline.kbest import KBEST_COMPONENT, check_k
 
     kbest = check_k(kbest)
-    _register_words_component()
-    source = shipped_parser_path(lang) if parser is None else parser
-    nlp = spacy.load(source)
-    if "parser" not in nlp.pipe_names:
-        raise ValueError(Errors.E053.format(path=source, pipes=", ".join(nlp.pipe_names)))
+    nlp = _load_parser(lang, parser)
     settings: Dict[str, Any] = dict(config or {})
     settings["mode"] = mode
     if model is not None:
@@ -158,6 +152,28 @@ def load(lang: str = "en", mode: str = "restore", *, parser: Optional[PathLike] 
     if truecase is not False:
         add_truecaser(nlp, lang, truecase)
     return streaming(nlp, chunk_chars=chunk_chars, progress=progress)
+
+
+def _load_parser(lang: str, parser: Optional[PathLike]):
+    import spacy
+
+    _register_words_component()
+    source = shipped_parser_path(lang) if parser is None else parser
+    nlp = spacy.load(source)
+    if "parser" not in nlp.pipe_names:
+        raise ValueError(Errors.E053.format(path=source, pipes=", ".join(nlp.pipe_names)))
+    return nlp
+
+
+def restore_parser(lang: str = "en", parser: Optional[PathLike] = None):
+    """The parsing half of ``load(lang, "restore", parser=parser)``: the parser pipeline with the
+    restore tokenizer (:func:`keep_words_whole`) and :func:`words_stay_words`, without
+    ``punctgen``. What restoration parses with, so what a restoration model is trained on
+    (:mod:`spacy_punctgen.pipeline.stream_training`)."""
+    nlp = _load_parser(lang, parser)
+    keep_words_whole(nlp)
+    nlp.add_pipe(WORDS_COMPONENT)
+    return nlp
 
 
 #: the restore pipeline's component between parser and punctgen (:func:`words_stay_words`)

@@ -225,3 +225,15 @@ def test_restore_model_path_falls_back_and_refuses_like_the_default(monkeypatch,
     monkeypatch.setattr(shipped, "SHIPPED_RESTORE", {"en": "no_such_model"})
     with pytest.raises(ValueError, match="E011"):
         shipped.restore_model_path("en")
+
+
+@needs_parser
+def test_restore_parser_is_the_parsing_half_of_the_restore_pipeline(restorer, offline):
+    """What the stream restoration models are trained on: the restore pipeline without punctgen."""
+    from spacy_punctgen.pipeline.load import restore_parser
+
+    nlp = restore_parser("en")
+    assert nlp.pipe_names == restorer.pipe_names[:-1] and "punctgen" not in nlp.pipe_names
+    text = "we sent an e-mail to mr. smith and/or his team"
+    assert [t.text for t in nlp(text)] == [t.text for t in restorer(text)][:len(nlp(text))]
+    assert "e-mail" in [t.text for t in nlp(text)]
