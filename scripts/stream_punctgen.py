@@ -21,10 +21,8 @@ models are (``PunctModel.compacted``), and records the dev perplexity before and
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import time
-from pathlib import Path
 
 
 def _sentences(nlp, path, split, size, lower, seed, counts):
@@ -64,6 +62,7 @@ def main(argv=None) -> int:
     from spacy_punctgen.pipeline.load import restore_parser
     from spacy_punctgen.pipeline.stream_training import AlignmentCounts
     from spacy_punctgen.training.train import TrainConfig, train_model
+    from spacy_punctgen.workflow.metrics_files import report_training
 
     t0 = time.perf_counter()
     nlp = restore_parser("en", args.parser)  # what load("en", parser=...) parses with
@@ -95,10 +94,7 @@ def main(argv=None) -> int:
               "epochs": args.epochs, "direction": args.direction, "output": args.output,
               "lower": args.lower, "seed": args.seed, "average": args.average,
               "train_info": {k: v for k, v in info.items() if isinstance(v, (int, float, str, dict))}}
-    if args.metrics:
-        Path(args.metrics).parent.mkdir(parents=True, exist_ok=True)
-        Path(args.metrics).write_text(json.dumps(record, indent=1) + "\n", encoding="utf-8")
-    print(json.dumps(record))
+    report_training(record, args.metrics)
     return 0
 
 

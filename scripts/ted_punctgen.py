@@ -21,10 +21,8 @@ is the one the workflow's tuned runs use (lr 0.001, full passes, psi_keep_bias 3
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import time
-from pathlib import Path
 
 
 def main(argv=None) -> int:
@@ -52,6 +50,7 @@ def main(argv=None) -> int:
     from spacy_punctgen.pipeline.stream import iter_pieces
     from spacy_punctgen.pipeline.stream_training import AlignmentCounts, stream_training_sentences
     from spacy_punctgen.training.train import TrainConfig, train_model
+    from spacy_punctgen.workflow.metrics_files import report_training
 
     t0 = time.perf_counter()
     text = read_ted(args.tsv)
@@ -83,10 +82,7 @@ def main(argv=None) -> int:
               "direction": args.direction, "output": args.output,
               **({"alignment": counts.as_dict()} if args.trees == "stream" else {}),
               "train_info": {k: v for k, v in info.items() if isinstance(v, (int, float, str))}}
-    if args.metrics:
-        Path(args.metrics).parent.mkdir(parents=True, exist_ok=True)
-        Path(args.metrics).write_text(json.dumps(record, indent=1) + "\n", encoding="utf-8")
-    print(json.dumps(record))
+    report_training(record, args.metrics)
     return 0
 
 

@@ -52,3 +52,12 @@ def prediction_losses(pred_path: str, gold) -> "list":
     if len(records) != len(gold):
         raise ValueError(Errors.E708.format(path=pred_path, got=len(records), n=len(gold)))
     return sentence_losses([[tuple(s) for s in g.slots] for g in gold], slots_of(records))
+
+
+def report_training(record: dict, path) -> None:
+    """A training script's record: written as JSON to ``path`` (if given, folders made) and
+    printed as one JSON line, the last line of the script's output."""
+    if path:
+        Path(path).parent.mkdir(parents=True, exist_ok=True)
+        Path(path).write_text(json.dumps(record, indent=1) + "\n", encoding="utf-8")
+    print(json.dumps(record))
