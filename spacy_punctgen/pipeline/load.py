@@ -228,7 +228,11 @@ def keep_words_whole(nlp) -> None:
     slash (``e-mail``, ``and/or``). Restoration replaces every punctuation token of its input, so
     a split ``e - mail`` would come back as ``email``: the words must stay whole, as UD English
     writes them."""
+    from spacy.tokenizer import Tokenizer
     from spacy.util import compile_infix_regex
+
+    if not isinstance(nlp.tokenizer, Tokenizer):  # e.g. a Chinese word segmenter: no rules to adjust
+        return
 
     infixes = [p for p in nlp.Defaults.infixes if not any(re.search(p, w) for w in WHOLE_WORDS)]
     nlp.tokenizer.infix_finditer = compile_infix_regex(infixes).finditer
@@ -247,8 +251,24 @@ def keep_words_whole(nlp) -> None:
     # initialisms of any letters: ``u.s.``, ``e.g.``, ``p.o.``
     # (a compiled pattern's ``match``, so that the tokenizer saves it with the pipeline)
     earlier = getattr(nlp.tokenizer.token_match, "__self__", None)
-    pattern = f"(?:{INITIALISM.pattern})$" + (f"|(?:{earlier.pattern})" if earlier is not None else "")
+    pattern = f"(?:{INITIALISM.pattern})$" + (f"|{scoped_pattern(earlier)}" if earlier is not None else "")
     nlp.tokenizer.token_match = re.compile(pattern).match
+
+
+#: global inline flags at the start of a pattern, e.g. French's token_match ``(?iu)...``
+_GLOBAL_FLAGS = re.compile(r"\(\?([aiLmsux]+)\)")
+
+
+def scoped_pattern(compiled: "re.Pattern") -> str:
+    """``compiled`` as a group that can be joined to other alternatives: its global flags (inline
+    at its start, e.g. French's ``(?iu)``, or given to ``re.compile``) become the group's own
+    (``(?i:...)``); ``u`` is the default of str patterns anyway."""
+    found = _GLOBAL_FLAGS.match(compiled.pattern)
+    body = compiled.pattern[found.end():] if found else compiled.pattern
+    letters = set(found.group(1)) if found else set()
+    letters |= {c for c, flag in (("i", re.I), ("m", re.M), ("s", re.S), ("x", re.X)) if compiled.flags & flag}
+    letters &= set("imsx")
+    return f"(?{''.join(sorted(letters))}:{body})" if letters else f"(?:{body})"
 
 
 def ship_parser(src: PathLike, dest: PathLike, *, name: str = "en_ewt_parser",

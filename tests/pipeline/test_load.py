@@ -237,3 +237,30 @@ def test_restore_parser_is_the_parsing_half_of_the_restore_pipeline(restorer, of
     text = "we sent an e-mail to mr. smith and/or his team"
     assert [t.text for t in nlp(text)] == [t.text for t in restorer(text)][:len(nlp(text))]
     assert "e-mail" in [t.text for t in nlp(text)]
+
+
+def test_keep_words_whole_joins_a_token_match_with_global_flags_and_skips_other_tokenizers(tmp_path):
+    """French's token_match starts with ``(?iu)``: joined to the initialism pattern as a scoped
+    group (a plain join raised re.error), matching what it matched before; the tokenizer saves and
+    loads; a tokenizer without rules (Chinese word segmentation) is left alone."""
+    import re as _re
+
+    import spacy
+
+    from spacy_punctgen.pipeline.load import keep_words_whole, scoped_pattern
+
+    nlp = spacy.blank("fr")
+    before = nlp.tokenizer.token_match
+    keep_words_whole(nlp)
+    for word in ("e-mail", "E-MAIL", "u.s.", "aujourd'hui", "A-t-il"):
+        assert bool(nlp.tokenizer.token_match(word)) == (bool(before(word)) or word == "u.s.")
+    assert [t.text for t in nlp("il a envoyé un e-mail aux u.s.")][-2:] == ["aux", "u.s."]
+    nlp.tokenizer.to_disk(tmp_path / "tok")
+    again = spacy.blank("fr")
+    again.tokenizer.from_disk(tmp_path / "tok")
+    assert [t.text for t in again("un e-mail aux u.s.")] == ["un", "e-mail", "aux", "u.s."]
+    assert scoped_pattern(_re.compile("(?iu)ab")) == "(?i:ab)"
+    assert scoped_pattern(_re.compile("ab", _re.I | _re.S)) == "(?is:ab)"
+    assert scoped_pattern(_re.compile("ab")) == "(?:ab)"
+    zh = spacy.blank("zh")
+    keep_words_whole(zh)  # no error, nothing to do
