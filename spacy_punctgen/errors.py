@@ -469,7 +469,7 @@ class Errors:
     E869 = "[E869] the add-k smoothing constant must be a finite number above 0, not {k!r}"
     E870 = "[E870] unknown rephrasing setting {setting!r}: one of {settings}"
     E880 = "[E880] a stream needs one mark string per word: {n_words} words, {n_marks} mark strings"
-    E881 = "[E881] word {index} of the stream is empty or holds whitespace ({word!r}): give one word per item"
+    E881 = "[E881] word {index} of the stream is not a word ({word!r}): give a non-empty string per word"
     E882 = ("[E882] the marks after word {index} must be a string (marks separated by spaces, '' for none), "
             "not {mark!r}")
     E883 = ("[E883] the parsed pieces of the stream do not cover its text at character {offset} (the parser's "

@@ -54,7 +54,7 @@ def _check_stream(words: Sequence[str], marks: Sequence[str]) -> None:
     if len(words) != len(marks):
         raise ValueError(Errors.E880.format(n_words=len(words), n_marks=len(marks)))
     for i, w in enumerate(words):
-        if not w or any(c.isspace() for c in w):
+        if not isinstance(w, str) or not w.strip():
             raise ValueError(Errors.E881.format(index=i, word=w))
     for i, m in enumerate(marks):
         if not isinstance(m, str):

@@ -3,9 +3,9 @@ every word kept in order, every gold mark in the slot after the word it follows,
 import random
 
 import pytest
-import spacy
 
 from spacy_punctgen.data.preprocess import preprocess_file
+from spacy_punctgen.pipeline.load import restore_parser
 from spacy_punctgen.pipeline.stream_training import AlignmentCounts, stream_training_sentences
 
 from tests.conftest import SAMPLE
@@ -23,7 +23,9 @@ def stream():
 
 @pytest.fixture(scope="module")
 def nlp(tiny_parser):
-    return spacy.load(tiny_parser(40, 2))
+    """A tiny parser as restoration runs it (``restore_parser``: words the parser labels as
+    punctuation stay words, so every word of the stream is a word of some sentence)."""
+    return restore_parser("en", tiny_parser(40, 2))
 
 
 def _flat(sentences):
@@ -73,6 +75,16 @@ def test_a_word_split_by_the_tokenizer_gets_its_mark_once_after_its_last_token(n
     assert "".join(got_marks) == ",."
 
 
+def test_a_word_with_a_space_is_one_word_of_the_stream(nlp):
+    """UD French writes ``20 000`` as one word: its tokens share its mark, after the last one."""
+    words = ["il", "y", "a", "20 000", "habitants", "ici"]
+    marks = ["", "", "", ",", "", "."]
+    sentences = list(stream_training_sentences(nlp, words, marks))
+    got_words, got_marks = _flat(sentences)
+    assert got_words[3:5] == ["20", "000"] and got_marks[3:5] == ["", ","]
+    assert "".join(got_marks) == ",."
+
+
 def test_several_marks_after_a_word_are_several_marks_of_its_slot(nlp):
     words = ["he", "said", "hello", "and", "left"]
     marks = ["", ', "', "", "", '. "']
@@ -85,7 +97,8 @@ def test_several_marks_after_a_word_are_several_marks_of_its_slot(nlp):
 @pytest.mark.parametrize("words, marks, code", [
     (["a", "b"], [""], "E880"),
     (["a", ""], ["", ""], "E881"),
-    (["a", "b c"], ["", ""], "E881"),
+    (["a", " "], ["", ""], "E881"),
+    (["a", None], ["", ""], "E881"),
     (["a", "b"], [(",",), ""], "E882"),
     (["a", "b"], [None, ""], "E882"),
 ])
