@@ -821,3 +821,155 @@ def candidate_fields(long n, long n_pm, const long[::1] cand_l, const long[::1] 
     nl, nr = max(ul_ptr[n], 1), max(ur_ptr[n], 1)
     return (np.asarray(cand_ptr), np.asarray(li), np.asarray(ri), np.asarray(ul_ptr),
             np.asarray(ul)[:nl].copy(), np.asarray(ur_ptr), np.asarray(ur)[:nr].copy())
+
+
+# ------------------------------------------------------------------ compiling a whole lattice
+def compile_lattice(list children, list roots, list order, list first, list last, list slot_syms,
+                    long n_symbols, long n_pm, const long[::1] rel_ids, const long[::1] tab_ptr,
+                    const long[:, ::1] tab_pairs):
+    """Every array of a :class:`~spacy_punctgen.inference.dp.Lattice` in one compiled pass
+    (``dp.build_lattice``'s arrays, equal to the element): the tree fields from
+    ``tree_structure``'s lists, the surface symbols from ``slot_syms`` (n + 1 lists), and the
+    candidates of node ``w``: rows ``tab_ptr[r]:tab_ptr[r+1]`` of ``tab_pairs`` with
+    ``r = rel_ids[w]``, less those with a non-empty half on an empty slot.  Returns a dict of
+    the fields, or None when a symbol or a puncteme id is out of range (the caller then takes
+    the checked path, which names the fault)."""
+    cdef long n = len(first), w, i, j, k, c, s, nk = 0, nsym = 0, K = 0, kept = 0, r, a, b, nl, max_sym = 0
+    cdef list x
+    if len(slot_syms) != n + 1 or rel_ids.shape[0] != n:
+        return None
+    cdef int[::1] first_a = np.empty(n, dtype=np.int32), last_a = np.empty(n, dtype=np.int32)
+    cdef int[::1] order_a = np.empty(n, dtype=np.int32), nleft = np.empty(n, dtype=np.int32)
+    cdef int[::1] roots_a = np.empty(len(roots), dtype=np.int32), kid_ptr = np.empty(n + 1, dtype=np.int32)
+    for w in range(n):
+        first_a[w] = first[w]
+        last_a[w] = last[w]
+        order_a[w] = order[w]
+        nk += len(<list>children[w])
+    for w in range(len(roots)):
+        roots_a[w] = roots[w]
+    cdef int[::1] kids = np.zeros(max(nk, 1), dtype=np.int32)
+    kid_ptr[0] = 0
+    for w in range(n):
+        x = sorted(<list>children[w])
+        nl = 0
+        for j in range(len(x)):
+            c = x[j]
+            kids[kid_ptr[w] + j] = <int>c
+            if c < w:
+                nl += 1
+        kid_ptr[w + 1] = kid_ptr[w] + <int>len(x)
+        nleft[w] = <int>nl
+    cdef int[::1] x_ptr = np.zeros(n + 2, dtype=np.int32)
+    cdef long[::1] slot_len = np.empty(n + 1, dtype=np.int64)
+    for i in range(n + 1):
+        slot_len[i] = len(<list>slot_syms[i])
+        x_ptr[i + 1] = x_ptr[i] + <int>slot_len[i]
+    nsym = x_ptr[n + 1]
+    cdef int[::1] x_sym = np.zeros(max(nsym, 1), dtype=np.int32), x_sym_r = np.zeros(max(nsym, 1), dtype=np.int32)
+    for i in range(n + 1):
+        x = <list>slot_syms[i]
+        for j in range(slot_len[i]):
+            s = x[j]
+            if s < 0 or s >= n_symbols:
+                return None
+            if s > max_sym:
+                max_sym = s
+            x_sym[x_ptr[i] + j] = <int>s
+            x_sym_r[x_ptr[i] + slot_len[i] - 1 - j] = <int>s
+    # candidates: count, then fill the kept ones in node order
+    for w in range(n):
+        r = rel_ids[w]
+        if r < 0 or r + 1 >= tab_ptr.shape[0]:
+            return None
+        K += tab_ptr[r + 1] - tab_ptr[r]
+    cdef long[::1] cl = np.empty(K, dtype=np.int64), cr = np.empty(K, dtype=np.int64)
+    cdef long[::1] cnode = np.empty(K, dtype=np.int64)
+    cdef int[::1] crow = np.empty(K, dtype=np.int32)
+    cdef long max_pm = 0
+    for w in range(n):
+        r = rel_ids[w]
+        for k in range(tab_ptr[r], tab_ptr[r + 1]):
+            a = tab_pairs[k, 0]
+            b = tab_pairs[k, 1]
+            if a < 0 or a >= n_pm or b < 0 or b >= n_pm:
+                return None
+            # a non-empty half must land on a non-empty surface slot (the channel never inserts)
+            if (a != 0 and slot_len[first_a[w]] == 0) or (b != 0 and slot_len[last_a[w] + 1] == 0):
+                continue
+            cl[kept] = a
+            cr[kept] = b
+            cnode[kept] = w
+            crow[kept] = <int>(k - tab_ptr[r])
+            if a > max_pm:
+                max_pm = a
+            if b > max_pm:
+                max_pm = b
+            kept += 1
+    cand_ptr, li, ri, ul_ptr, ul, ur_ptr, ur = candidate_fields(n, n_pm, cl[:kept], cr[:kept], cnode[:kept])
+    return dict(first=np.asarray(first_a), last=np.asarray(last_a), kid_ptr=np.asarray(kid_ptr),
+                kids=np.asarray(kids), nleft=np.asarray(nleft), order=np.asarray(order_a),
+                roots=np.asarray(roots_a), x_ptr=np.asarray(x_ptr), x_sym=np.asarray(x_sym),
+                x_ptr_r=np.asarray(x_ptr).copy(), x_sym_r=np.asarray(x_sym_r), max_symbol=max_sym,
+                cand_ptr=cand_ptr, cand_li=li, cand_ri=ri,
+                cand_l=np.asarray(cl[:kept]).astype(np.int32), cand_r=np.asarray(cr[:kept]).astype(np.int32),
+                cand_node=np.asarray(cnode[:kept]).astype(np.int32), cand_row=np.asarray(crow[:kept]).copy(),
+                ul_ptr=ul_ptr, ul=ul, ur_ptr=ur_ptr, ur=ur, max_puncteme=max_pm)
+
+
+def restrict_candidates(long n, long n_pm, const int[::1] cand_l, const int[::1] cand_r,
+                        const int[::1] cand_node, const int[::1] cand_row, const unsigned char[::1] keep):
+    """The candidate fields of a lattice with only the candidates where ``keep`` is non-zero
+    (``dp.restrict_lattice``): equal to those of ``dp._candidate_fields`` of the kept ones."""
+    cdef long K = cand_l.shape[0], k, kept = 0, max_pm = 0
+    if cand_r.shape[0] != K or cand_node.shape[0] != K or cand_row.shape[0] != K or keep.shape[0] != K:
+        raise ValueError(Errors.E156)
+    for k in range(K):
+        if keep[k]:
+            kept += 1
+    cdef long[::1] cl = np.empty(kept, dtype=np.int64), cr = np.empty(kept, dtype=np.int64)
+    cdef long[::1] cnode = np.empty(kept, dtype=np.int64)
+    cdef int[::1] crow = np.empty(kept, dtype=np.int32)
+    kept = 0
+    for k in range(K):
+        if keep[k]:
+            cl[kept] = cand_l[k]
+            cr[kept] = cand_r[k]
+            cnode[kept] = cand_node[k]
+            crow[kept] = cand_row[k]
+            if cand_l[k] > max_pm:
+                max_pm = cand_l[k]
+            if cand_r[k] > max_pm:
+                max_pm = cand_r[k]
+            kept += 1
+    cand_ptr, li, ri, ul_ptr, ul, ur_ptr, ur = candidate_fields(n, n_pm, cl, cr, cnode)
+    return dict(cand_ptr=cand_ptr, cand_li=li, cand_ri=ri,
+                cand_l=np.asarray(cl).astype(np.int32), cand_r=np.asarray(cr).astype(np.int32),
+                cand_node=np.asarray(cnode).astype(np.int32), cand_row=np.asarray(crow),
+                ul_ptr=ul_ptr, ul=ul, ur_ptr=ur_ptr, ur=ur, max_puncteme=max_pm)
+
+
+def node_argmax(const double[::1] mu, const int[::1] cand_ptr):
+    """Per node, the index of its first candidate of greatest ``mu`` (``np.argmax`` over the
+    node's slice: the first NaN if there is one); -1 for a node without candidates."""
+    cdef long n = cand_ptr.shape[0] - 1, w, k, at
+    cdef double top
+    out = np.full(max(n, 0), -1, dtype=np.int64)
+    cdef long[::1] best = out
+    for w in range(n):
+        if cand_ptr[w] >= cand_ptr[w + 1]:
+            continue
+        at = cand_ptr[w]
+        top = mu[at]
+        if top != top:
+            best[w] = at
+            continue
+        for k in range(cand_ptr[w] + 1, cand_ptr[w + 1]):
+            if mu[k] != mu[k]:
+                at = k
+                break
+            if mu[k] > top:
+                top = mu[k]
+                at = k
+        best[w] = at
+    return out

@@ -114,7 +114,7 @@ import numpy as np
 from spacy.lang.lex_attrs import word_shape
 
 from spacy_punctgen.data.inventory import PunctInventory, relation_key
-from spacy_punctgen.data.trees import forest
+from spacy_punctgen.data.trees import Forest, forest
 from spacy_punctgen.errors import Errors
 
 # ---------------------------------------------------------------------------
@@ -594,18 +594,21 @@ def _relation(deprel: str) -> Tuple[str, str]:
     return rel
 
 
-def node_contexts(sentence, inventory: PunctInventory, templates: Sequence[str]) -> List[List[str]]:
+def node_contexts(sentence, inventory: PunctInventory, templates: Sequence[str],
+                  fo: Optional[Forest] = None) -> List[List[str]]:
     """The context strings of every node of one :class:`PunctSentence` (see the docstring table).
 
     A node's contexts are those of the enabled ``templates`` in :data:`TEMPLATES` order
-    (``rel`` always comes first); an unknown name raises E217.
+    (``rel`` always comes first); an unknown name raises E217.  ``fo``: the sentence's
+    :func:`forest`, when the caller has it.
     """
     fns, needs = _plan(templates)
     x = Node()
     x.sentence, x.slots = sentence, sentence.slots
     x.heads = heads = list(sentence.heads)
     x.n = n = len(heads)
-    fo = forest(heads)
+    if fo is None:
+        fo = forest(heads)
     x.children, x.roots = children, _ = fo.children, fo.roots
     x.lo, x.hi, x.depth = lo, hi, depth = fo.first, fo.last, fo.depth
     x.upos = upos = list(sentence.upos)
@@ -782,9 +785,10 @@ class FeatureExtractor:
     def unit_relation(self, uid: int) -> int:
         return self._unit_rel[uid]
 
-    def sentence_units(self, sentence) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """``(rel_ids[n], unit_ptr[n+1], unit_ids[E])``: each node's relation table and context units."""
-        ctxs = node_contexts(sentence, self.inventory, self.config.templates)
+    def sentence_units(self, sentence, fo: Optional[Forest] = None) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``(rel_ids[n], unit_ptr[n+1], unit_ids[E])``: each node's relation table and context
+        units (``fo``: the sentence's :func:`forest`, when the caller has it)."""
+        ctxs = node_contexts(sentence, self.inventory, self.config.templates, fo)
         rids = [self.relation_id(d) for d in sentence.deprels]
         ptr = [0]
         units: List[int] = []

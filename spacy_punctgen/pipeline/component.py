@@ -102,6 +102,7 @@ from typing import Any, Callable, Dict, Iterable, List, Optional, Tuple, Union
 import numpy as np
 import srsly
 from spacy import util
+from spacy.attrs import IDX
 from spacy.language import Language
 from spacy.pipeline import TrainablePipe
 from spacy.tokens import Doc, Token
@@ -584,10 +585,16 @@ class PunctGen(TrainablePipe):
                 doc._.restored_text = insert_punctuation(doc).text
                 continue
             doc._.underlying_punct = res["underlying_punct"]
-            doc.user_data.pop(_doc_key("punct_logprob"), None)  # computed when first read
-            doc.user_data[_PENDING_KEY] = self._token
-            for tok in doc:
-                tok._.punct_left, tok._.punct_right = res["tokens"].get(tok.i, (None, None))
+            data = doc.user_data
+            data.pop(_doc_key("punct_logprob"), None)  # computed when first read
+            data[_PENDING_KEY] = self._token
+            # what ``tok._.punct_left, tok._.punct_right = ...`` stores, written at once (the
+            # extension's setter per token was a tenth of the analysis)
+            get, none = res["tokens"].get, (None, None)
+            for i, idx in enumerate(doc.to_array(IDX).tolist()):
+                left, right = get(i, none)
+                data[("._.", "punct_left", idx, None)] = left
+                data[("._.", "punct_right", idx, None)] = right
 
     # ------------------------------------------------------------- training
     def initialize(self, get_examples: Callable[[], Iterable[Example]], *, nlp: Optional[Language] = None
