@@ -973,3 +973,94 @@ def node_argmax(const double[::1] mu, const int[::1] cand_ptr):
                 at = k
         best[w] = at
     return out
+
+
+# ------------------------------------------------------------------ Viterbi over the candidates that can win
+cdef class _Restricted:
+    """A lattice with fewer candidates: the fields ``_Workspace.setup`` reads (``dp.Lattice``'s,
+    the candidate ones from ``restrict_candidates``)."""
+    cdef public object n, first, last, kid_ptr, kids, nleft, order, roots, x_ptr, x_sym, x_ptr_r, x_sym_r
+    cdef public object cand_ptr, cand_li, cand_ri, ul_ptr, ul, ur_ptr, ur
+
+
+cdef _Restricted _restrict(lat, long n_pm, keep):
+    cdef _Restricted sub = _Restricted()
+    sub.n, sub.first, sub.last, sub.kid_ptr, sub.kids = lat.n, lat.first, lat.last, lat.kid_ptr, lat.kids
+    sub.nleft, sub.order, sub.roots = lat.nleft, lat.order, lat.roots
+    sub.x_ptr, sub.x_sym, sub.x_ptr_r, sub.x_sym_r = lat.x_ptr, lat.x_sym, lat.x_ptr_r, lat.x_sym_r
+    f = restrict_candidates(lat.n, n_pm, *[np.ascontiguousarray(a, dtype=np.int32) for a in
+                                           (lat.cand_l, lat.cand_r, lat.cand_node, lat.cand_row)], keep)
+    sub.cand_ptr, sub.cand_li, sub.cand_ri = f["cand_ptr"], f["cand_li"], f["cand_ri"]
+    sub.ul_ptr, sub.ul, sub.ur_ptr, sub.ur = f["ul_ptr"], f["ul"], f["ur_ptr"], f["ur"]
+    return sub
+
+
+cdef tuple _max_pass(lat, grammar, p, double[:, :, ::1] phi, bint r2l):
+    """``dp._viterbi_checked``: the best derivation's log-probability and, per node, its first
+    candidate of greatest max-marginal (all -1 when there is none)."""
+    logmax, mu, _, _, _ = run_dp(lat, grammar, p, phi, r2l, "max", True, False)
+    if logmax == -INFINITY:
+        return -INFINITY, np.full(lat.n, -1, dtype=np.int64)
+    return float(logmax), node_argmax(mu, np.ascontiguousarray(lat.cand_ptr, dtype=np.int32))
+
+
+def viterbi_bounded(lat, grammar, p_arr, double[:, :, ::1] phi, bint r2l, long n_pm, double share,
+                    double margin):
+    """``dp.viterbi_bounded`` of checked input (a lattice in which every node has a candidate,
+    finite ``p_arr`` >= 0, float64, one per candidate), the same steps in one compiled call.
+    Returns ``(log-probability, best candidate per node, restricted passes run)``."""
+    cdef const double[::1] p = p_arr
+    cdef const int[::1] ptr = np.ascontiguousarray(lat.cand_ptr, dtype=np.int32)
+    cdef const int[::1] node = np.ascontiguousarray(lat.cand_node, dtype=np.int32)
+    cdef long n = lat.n, K = p.shape[0], w, k
+    cdef bint all_first = True, extra = False, all_keep = True
+    cdef double S, lim
+    top_arr = np.empty(n, dtype=np.float64)
+    cdef double[::1] top = top_arr
+    for w in range(n):
+        top[w] = p[ptr[w]]
+        for k in range(ptr[w] + 1, ptr[w + 1]):
+            if p[k] > top[w]:
+                top[w] = p[k]
+        if not top[w] > 0:  # a node without a possible candidate: p(x|T) = 0
+            return _max_pass(lat, grammar, p_arr, phi, r2l) + (0,)
+    first_arr = np.empty(K, dtype=np.uint8)
+    cdef unsigned char[::1] first = first_arr
+    for k in range(K):
+        first[k] = p[k] >= share * top[node[k]]
+        if not first[k]:
+            all_first = False
+    if all_first:
+        return _max_pass(lat, grammar, p_arr, phi, r2l) + (0,)
+    first_b = first_arr.view(np.bool_)
+    low, best1 = _max_pass(_restrict(lat, n_pm, first_arr), grammar, p_arr[first_b], phi, r2l)
+    if not low > -INFINITY:
+        return _max_pass(lat, grammar, p_arr, phi, r2l) + (1,)
+    # U(c) = p(c) · Π_{v≠w} max p(v) in log space, as NumPy computes it (its log and its sum)
+    log_top = np.log(top_arr)
+    S = log_top.sum()
+    cdef const double[::1] lt = log_top
+    if (p_arr > 0).all():
+        logp_arr = np.log(p_arr)
+    else:
+        with np.errstate(divide="ignore"):
+            logp_arr = np.log(p_arr)
+    cdef const double[::1] logp = logp_arr
+    keep_arr = np.empty(K, dtype=np.uint8)
+    cdef unsigned char[::1] keep = keep_arr
+    lim = <double>low - margin
+    for k in range(K):
+        keep[k] = logp[k] + (S - lt[node[k]]) >= lim
+        if keep[k] and not first[k]:
+            extra = True
+        if not keep[k]:
+            all_keep = False
+    if not extra:  # the first pass held every candidate that can win
+        return low, np.flatnonzero(first_b)[best1], 1
+    if all_keep:
+        return _max_pass(lat, grammar, p_arr, phi, r2l) + (1,)
+    keep_b = keep_arr.view(np.bool_)
+    logbest, best = _max_pass(_restrict(lat, n_pm, keep_arr), grammar, p_arr[keep_b], phi, r2l)
+    if not logbest > -INFINITY:  # cannot happen (the kept lattice holds a derivation): be plain
+        return _max_pass(lat, grammar, p_arr, phi, r2l) + (2,)
+    return logbest, np.flatnonzero(keep_b)[best], 2

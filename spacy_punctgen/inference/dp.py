@@ -324,7 +324,7 @@ def _viterbi_checked(lat: Lattice, grammar: Grammar, p: np.ndarray, phi: np.ndar
     logmax, mu, _, _, _ = _dp.run_dp(lat, grammar, p, phi, bool(r2l), "max", True, False)
     if logmax == -np.inf:
         return -np.inf, np.full(lat.n, -1, dtype=np.int64)
-    return float(logmax), _dp.node_argmax(mu, lat.cand_ptr)
+    return float(logmax), _dp.node_argmax(mu, np.ascontiguousarray(lat.cand_ptr, dtype=np.int32))
 
 
 #: :func:`viterbi_bounded`: the first pass keeps, per node, the candidates at least this share
@@ -336,7 +336,7 @@ BOUND_MARGIN = 1e-6
 
 
 def viterbi_bounded(lat: Lattice, grammar: Grammar, cand_p, phi, r2l: bool, n_punctemes: int,
-                    phi_checked: bool = False) -> Tuple[float, np.ndarray]:
+                    phi_checked: bool = False, stats: Optional[dict] = None) -> Tuple[float, np.ndarray]:
     """:func:`viterbi` with the candidates that cannot be in a best derivation removed first;
     the best derivation (the chosen candidate of every node, as indices into ``lat``) is the
     same, and so is its log-probability up to rounding.
@@ -353,7 +353,30 @@ def viterbi_bounded(lat: Lattice, grammar: Grammar, cand_p, phi, r2l: bool, n_pu
     the candidates of best derivations in ``lat``'s order.  Where the first pass finds no
     derivation (or a node has no candidate of positive probability) this is plain
     :func:`viterbi`.  On en_ewt dev sentences the kept candidates are about 5 % of the lattice.
-    ``n_punctemes``: the grammar's punctemes (for :func:`restrict_lattice`)."""
+    ``n_punctemes``: the grammar's punctemes (for :func:`restrict_lattice`).
+
+    The steps after the input checks run in one compiled call (``_dp.viterbi_bounded``: it runs
+    for every sentence analysed); :func:`_viterbi_bounded_py` is the same in NumPy, kept as
+    the reference the tests compare it with.  ``stats`` (a dict): ``stats["restricted"]`` is
+    increased by the number of restricted passes run (0 to 2)."""
+    p = _check_p(lat, cand_p)
+    ptr = np.asarray(lat.cand_ptr, dtype=np.int64)
+    if lat.n_candidates == 0 or not (ptr[1:] > ptr[:-1]).all():
+        return viterbi(lat, grammar, p, phi, r2l, phi_checked)
+    _check_grammar(lat, grammar)  # the restricted lattices use no more than lat
+    if not phi_checked:
+        phi = _check_phi(grammar, phi)
+    logbest, best, passes = _dp.viterbi_bounded(lat, grammar, p, phi, bool(r2l), int(n_punctemes),
+                                                BOUND_SHARE, BOUND_MARGIN)
+    if stats is not None:
+        stats["restricted"] = stats.get("restricted", 0) + passes
+    return logbest, best
+
+
+def _viterbi_bounded_py(lat: Lattice, grammar: Grammar, cand_p, phi, r2l: bool, n_punctemes: int,
+                        phi_checked: bool = False) -> Tuple[float, np.ndarray]:
+    """:func:`viterbi_bounded` in NumPy (the code before ``_dp.viterbi_bounded``): the
+    reference of ``tests/inference/test_viterbi_bounded.py``."""
     p = _check_p(lat, cand_p)
     ptr = np.asarray(lat.cand_ptr, dtype=np.int64)
     if lat.n_candidates == 0 or not (ptr[1:] > ptr[:-1]).all():
