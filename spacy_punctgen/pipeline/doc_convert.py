@@ -15,11 +15,8 @@ punctuation tokens inserted (see its docstring for spacing and attachment).
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Iterator, List, NamedTuple, Optional, Sequence, Tuple
+from typing import Iterator, List, Optional, Sequence, Tuple
 
-import numpy as np
-from spacy.attrs import DEP, HEAD, IS_SPACE, ORTH, POS, SPACY, TAG
-from spacy.parts_of_speech import NAMES as POS_NAMES
 from spacy.tokens import Doc, Span
 
 from spacy_punctgen.data.conllu import UDSentence
@@ -93,51 +90,18 @@ def _cycle(heads: Sequence[int]) -> Optional[List[int]]:
     return None
 
 
-class DocColumns(NamedTuple):
-    """A Doc's token attributes as lists (:func:`doc_columns`), read once per Doc: building
-    a sentence from them is several times cheaper than a Token object per attribute read."""
-
-    text: List[str]
-    pos: List[str]  # ``token.pos_``
-    tag: List[str]  # ``token.tag_``
-    dep: List[str]  # ``token.dep_``
-    head: List[int]  # ``token.head.i``
-    space: List[bool]  # ``bool(token.whitespace_)``
-    is_space: List[bool]  # ``token.is_space``
-
-
-_COLUMNS = [ORTH, POS, TAG, DEP, HEAD, SPACY, IS_SPACE]
-
-
-def doc_columns(doc: Doc) -> DocColumns:
-    """The Doc's :class:`DocColumns` (one ``to_array``)."""
-    n = len(doc)
-    if not n:
-        return DocColumns([], [], [], [], [], [], [])
-    arr = doc.to_array(_COLUMNS).reshape(n, len(_COLUMNS))
-    strings = doc.vocab.strings
-    orth, pos, tag, dep = (arr[:, j].tolist() for j in range(4))
-    head = (np.arange(n, dtype=np.int64) + arr[:, 4].view(np.int64)).tolist()  # HEAD is relative
-    return DocColumns([strings[x] for x in orth], [POS_NAMES[x] for x in pos], [strings[x] for x in tag],
-                      [strings[x] for x in dep], head, arr[:, 5].astype(bool).tolist(),
-                      arr[:, 6].astype(bool).tolist())
-
-
-def span_heads(sent: Span, heads: Optional[Sequence[int]] = None, cols: Optional[DocColumns] = None) -> List[int]:
+def span_heads(sent: Span, heads: Optional[Sequence[int]] = None) -> List[int]:
     """The heads of the sentence's tokens within the sentence: 1-based, 0 for a root.
 
     The sentence's tree is taken as spaCy sees it (``Span.root``): a token whose head lies
     outside the sentence (a Doc whose sentence starts cut an arc) is one of its roots.
     ``heads``: the Doc's heads to use instead of its own (token indices, a root its own head).
-    ``cols``: the Doc's :func:`doc_columns`, when the caller has them.
     ValueError E016 when heads form a cycle (no tree at all).
     """
     start, end = sent.start, sent.end
-    if heads is None and cols is None:
+    if heads is None:
         heads = [0 if (t.head.i == t.i or not start <= t.head.i < end) else t.head.i - start + 1 for t in sent]
     else:
-        if heads is None:
-            heads = cols.head
         heads = [0 if (h == i or not start <= h < end) else h - start + 1
                  for i, h in zip(range(start, end), heads[start:end])]
     cycle = _cycle(heads)
@@ -147,48 +111,10 @@ def span_heads(sent: Span, heads: Optional[Sequence[int]] = None, cols: Optional
 
 
 def span_to_ud(sent: Span, lift: bool = True, heads: Optional[Sequence[int]] = None,
-               deps: Optional[Sequence[str]] = None, cols: Optional[DocColumns] = None
-               ) -> Tuple[UDSentence, List[int]]:
+               deps: Optional[Sequence[str]] = None) -> Tuple[UDSentence, List[int]]:
     """The sentence as a :class:`UDSentence` (whitespace tokens dropped) and, per UD token,
     its index in the Doc.  Its tree is :func:`span_heads`'s (``heads``/``deps``: the Doc's
-    heads and labels to use instead of its own).  ``cols``: the Doc's :func:`doc_columns`
-    (read instead of the tokens: the same sentence; without them, the tokens are read one by
-    one, the reference ``tests/pipeline/test_doc_convert_columns.py`` compares with)."""
-    if cols is None:
-        return _span_to_ud_tokens(sent, lift, heads, deps)
-    start, end = sent.start, sent.end
-    labels = cols.dep[start:end] if deps is None else list(deps[start:end])
-    heads = span_heads(sent, heads, cols)
-    space = cols.is_space[start:end]
-    if any(space) and not all(space):
-        heads = _lift(heads, space)
-    keep = [i for i, s in enumerate(space) if not s]
-    new = {old + 1: k + 1 for k, old in enumerate(keep)}
-    heads = [new[heads[i]] if heads[i] else 0 for i in keep]
-    index = [start + i for i in keep]
-    deprels = ["root" if h == 0 else labels[i].lower() for i, h in zip(keep, heads)]
-    upos_raw = [cols.pos[t] for t in index]
-    punct = [is_punct(u, d) for u, d in zip(upos_raw, deprels)]
-    if lift and any(punct) and not all(punct):
-        heads = _lift(heads, punct)
-        deprels = ["root" if h == 0 else (d if d != "root" else "dep") for h, d in zip(heads, deprels)]
-    n_doc, ws, is_sp = len(cols.text), cols.space, cols.is_space
-    ud = UDSentence(
-        ids=list(range(1, len(index) + 1)),
-        forms=[cols.text[t] for t in index],
-        upos=[u or "X" for u in upos_raw],
-        xpos=[cols.tag[t] or "_" for t in index],
-        heads=heads,
-        deprels=deprels,
-        space_after=[ws[t] or (t + 1 < n_doc and is_sp[t + 1]) for t in index],
-        text=sent.text,
-    )
-    return ud, index
-
-
-def _span_to_ud_tokens(sent: Span, lift: bool = True, heads: Optional[Sequence[int]] = None,
-                       deps: Optional[Sequence[str]] = None) -> Tuple[UDSentence, List[int]]:
-    """:func:`span_to_ud` reading the tokens one by one."""
+    heads and labels to use instead of its own)."""
     all_toks = list(sent)
     labels = [t.dep_ for t in all_toks] if deps is None else list(deps[sent.start:sent.end])
     heads = span_heads(sent, heads)
@@ -218,15 +144,15 @@ def _span_to_ud_tokens(sent: Span, lift: bool = True, heads: Optional[Sequence[i
 
 
 def span_to_sentence(sent: Span, quote_xpos: bool = False, lift: bool = True,
-                     heads: Optional[Sequence[int]] = None, deps: Optional[Sequence[str]] = None,
-                     cols: Optional[DocColumns] = None) -> Tuple[Optional[PunctSentence], List[int]]:
+                     heads: Optional[Sequence[int]] = None, deps: Optional[Sequence[str]] = None
+                     ) -> Tuple[Optional[PunctSentence], List[int]]:
     """The depunctuated sentence and, per word, its token index in the Doc (``heads``/``deps``:
     see :func:`span_to_ud`).
 
     ``(None, [])`` when the sentence is only punctuation/whitespace, or (``lift=False``)
     when punctuation heads a word.
     """
-    ud, index = span_to_ud(sent, lift=lift, heads=heads, deps=deps, cols=cols)
+    ud, index = span_to_ud(sent, lift=lift, heads=heads, deps=deps)
     if not ud.forms:
         return None, []
     ps, _ = preprocess_sentence(ud, quote_xpos=quote_xpos)
@@ -266,8 +192,7 @@ def punct_sentences(doc: Doc, quote_xpos: bool = False, lift: bool = True,
     punctuation-only ones joined to it) that they do not make one tree of, i.e. where a head
     lies outside it, or there are several roots, or a cycle, is yielded as ``(index, None, [])``.
     """
-    cols = doc_columns(doc)  # read once; every sentence is built from them
-    if all(cols.is_space):  # no content tokens (or no tokens)
+    if not _content_tokens(doc):
         return
     override = heads is not None or deps is not None
     if override and (heads is None or deps is None or len(heads) != len(doc) or len(deps) != len(doc)):
@@ -275,10 +200,10 @@ def punct_sentences(doc: Doc, quote_xpos: bool = False, lift: bool = True,
             problem=f"another analysis needs heads and deps, one per token of the Doc ({len(doc)}), "
                     f"not {_count(heads)} heads and {_count(deps)} deps"))
     sents = list(doc.sents)
-    labels = cols.dep if not override else deps
-    pos, is_space = cols.pos, cols.is_space
-    only_punct = [all(is_space[i] or is_punct(pos[i], labels[i].lower()) for i in range(sent.start, sent.end))
-                  for sent in sents]
+    if override:
+        only_punct = [all(t.is_space or is_punct(t.pos_, deps[t.i].lower()) for t in sent) for sent in sents]
+    else:
+        only_punct = [all(t.is_space or is_punct(t.pos_, t.dep_.lower()) for t in sent) for sent in sents]
     si = 0
     while si < len(sents):
         last = si
@@ -293,12 +218,11 @@ def punct_sentences(doc: Doc, quote_xpos: bool = False, lift: bool = True,
         if last > si:
             try:
                 ps, words = span_to_sentence(doc[sents[si].start:sents[last].end], quote_xpos=quote_xpos, lift=lift,
-                                             heads=heads, deps=deps, cols=cols)
+                                             heads=heads, deps=deps)
             except ValueError:  # the marks' own heads form no tree: leave them out as before
                 last = si
         if last == si:
-            ps, words = span_to_sentence(sents[si], quote_xpos=quote_xpos, lift=lift, heads=heads, deps=deps,
-                                         cols=cols)
+            ps, words = span_to_sentence(sents[si], quote_xpos=quote_xpos, lift=lift, heads=heads, deps=deps)
         yield si, ps, words
         for sj in range(si + 1, last + 1):
             yield sj, None, []

@@ -1,6 +1,6 @@
-"""The faster analysis (Docs read through ``doc_columns``, lattices compiled in one pass, the
-default feature templates in one loop, Viterbi's pruning compiled, annotations written at once)
-gives exactly what the code before it gave.
+"""The faster analysis (lattices compiled in one pass, the default feature templates in one
+loop, Viterbi's pruning compiled, annotations written at once) gives exactly what the code
+before it gave.
 
 The stored digests were made with that code (commit 65ac73d) from the same inputs: the shipped
 ``en`` model analysing Docs that the shipped ``en_ewt_parser`` parsed (the sample's texts, some
@@ -20,7 +20,6 @@ from spacy_punctgen.data.preprocess import preprocess_file
 from spacy_punctgen.data.trees import forest, tree_structure
 from spacy_punctgen.inference import _dp
 from spacy_punctgen.inference.dp import _build_lattice_checked, build_lattice_tables
-from spacy_punctgen.pipeline.doc_convert import doc_columns, doc_from_ud, punct_sentences, span_to_ud
 from spacy_punctgen.pipeline.shipped import default_model_path
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -90,41 +89,6 @@ def test_ewt_dev_outputs_equal_the_previous_code():
     assert len(batched) == 2001
     assert batched == single
     assert digest(batched) == EWT_DEV_DIGEST
-
-
-def _sentences_agree(doc, heads=None, deps=None):
-    cols = doc_columns(doc)
-    n = 0
-    for sent in doc.sents:
-        for span in (sent, doc[sent.start:]):  # a sentence, and one joined with those after it
-            try:
-                want = span_to_ud(span, heads=heads, deps=deps)
-            except ValueError as err:
-                with pytest.raises(ValueError, match=str(err)[:6]):
-                    span_to_ud(span, heads=heads, deps=deps, cols=cols)
-                continue
-            assert span_to_ud(span, heads=heads, deps=deps, cols=cols) == want
-            n += 1
-    return n
-
-
-def test_doc_columns_give_the_tokens_sentences(sample_run, gold_docs):
-    """``span_to_ud`` from the Doc's columns equals reading the tokens one by one: parsed Docs
-    (SPACE tokens included), gold ones, and another analysis's heads and labels."""
-    _, _, docs = sample_run
-    nlp = spacy.blank("en")
-    n = sum(_sentences_agree(d) for d in docs) + sum(_sentences_agree(d) for d in gold_docs(nlp, None))
-    assert n > 400
-    doc = docs[0]
-    heads = [t.i if t.i == 0 else 0 for t in doc]  # everything hangs from the first token
-    deps = ["ROOT" if t.i == 0 else "dep" for t in doc]
-    assert _sentences_agree(doc, heads, deps) > 0
-
-
-def test_punct_sentences_of_a_whitespace_doc_is_empty():
-    nlp = spacy.blank("en")
-    assert list(punct_sentences(nlp("   \n  "))) == []
-    assert list(punct_sentences(nlp(""))) == []
 
 
 def test_compiled_lattices_equal_the_checked_python_ones():
