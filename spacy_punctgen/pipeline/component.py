@@ -465,9 +465,10 @@ class PunctGen(TrainablePipe):
                   if ps is not None]  # only punctuation: nothing sprouts it
                  for doc in docs]
         viewed, unseen_slots = [], []
+        unseen_tok = self._unseen
         for doc_sents in sents:
             for _, ps, _ in doc_sents:
-                unseen = {i for i, x in enumerate(ps.slots) if any(self._unseen(t) for t in x)}
+                unseen = {i for i, x in enumerate(ps.slots) if x and any(map(unseen_tok, x))}
                 if unseen:
                     ps = dataclasses.replace(ps, slots=[tuple(t for t in x if not self._unseen(t)) if i in unseen
                                                         else x for i, x in enumerate(ps.slots)])
@@ -486,9 +487,9 @@ class PunctGen(TrainablePipe):
                     entries.append({"sentence": si, "slot": i, "after": word_tokens[i - 1] if i else None,
                                     "underlying": tuple(u[i]) if u[i] is not None and i not in unseen else None,
                                     "surface": tuple(x)})
-                if lr is not None:
-                    for w, tok_i in enumerate(word_tokens):
-                        tokens[tok_i] = (tuple(lr[w][0]), tuple(lr[w][1]))
+                if lr is not None:  # (tuple, tuple) pairs already (model.puncteme's)
+                    tokens.update(zip(word_tokens, (pair if type(pair[0]) is tuple and type(pair[1]) is tuple
+                                                    else (tuple(pair[0]), tuple(pair[1])) for pair in lr)))
             out.append({"underlying_punct": entries, "tokens": tokens})
         return out
 
