@@ -803,24 +803,40 @@ def candidate_fields(long n, long n_pm, const long[::1] cand_l, const long[::1] 
             raise ValueError(Errors.E157)
         if cand_l[k] < 0 or cand_l[k] >= n_pm or cand_r[k] < 0 or cand_r[k] >= n_pm:
             raise ValueError(Errors.E158.format(k=k, last=n_pm - 1))
-    cdef int[::1] cand_ptr = np.zeros(n + 1, dtype=np.int32)
+    # two int32 allocations instead of nine (a NumPy allocation costs more than filling it, and
+    # this runs for every lattice analysed): ``out`` holds the returned per-node and
+    # per-candidate arrays (views of it, nothing else in it), ``scratch`` the rest
+    cdef long m = max(n_pm, 1), Km = max(K, 1)
+    out = np.zeros(3 * (n + 1) + 2 * K, dtype=np.int32)
+    scratch = np.empty(2 * m + 2 * Km, dtype=np.int32)
+    cdef int[::1] ov = out
+    cdef int[::1] sv = scratch
+    cdef int* cand_ptr = &ov[0]
+    cdef int* ul_ptr = cand_ptr + (n + 1)
+    cdef int* ur_ptr = ul_ptr + (n + 1)
+    cdef int* li = ur_ptr + (n + 1)
+    cdef int* ri = li + K
+    cdef int* stamp = &sv[0]
+    cdef int* rank = stamp + m
+    cdef int* ul = rank + m
+    cdef int* ur = ul + Km
     for k in range(K):
         cand_ptr[node[k] + 1] += 1
     for k in range(n):
         cand_ptr[k + 1] += cand_ptr[k]
-    cdef int[::1] stamp = np.full(max(n_pm, 1), -1, dtype=np.int32)
-    cdef int[::1] rank = np.zeros(max(n_pm, 1), dtype=np.int32)
-    cdef int[::1] li = np.zeros(K, dtype=np.int32), ri = np.zeros(K, dtype=np.int32)
-    cdef int[::1] ul_ptr = np.zeros(n + 1, dtype=np.int32), ur_ptr = np.zeros(n + 1, dtype=np.int32)
-    cdef int[::1] ul = np.zeros(max(K, 1), dtype=np.int32), ur = np.zeros(max(K, 1), dtype=np.int32)
     if K:
         with nogil:
-            _per_node_unique(n, n_pm, &cand_l[0], &cand_ptr[0], &stamp[0], &rank[0], &ul_ptr[0], &ul[0], &li[0])
-            stamp[:] = -1
-            _per_node_unique(n, n_pm, &cand_r[0], &cand_ptr[0], &stamp[0], &rank[0], &ur_ptr[0], &ur[0], &ri[0])
-    nl, nr = max(ul_ptr[n], 1), max(ur_ptr[n], 1)
-    return (np.asarray(cand_ptr), np.asarray(li), np.asarray(ri), np.asarray(ul_ptr),
-            np.asarray(ul)[:nl].copy(), np.asarray(ur_ptr), np.asarray(ur)[:nr].copy())
+            for k in range(m):
+                stamp[k] = -1
+            _per_node_unique(n, n_pm, &cand_l[0], cand_ptr, stamp, rank, ul_ptr, ul, li)
+            for k in range(m):
+                stamp[k] = -1
+            _per_node_unique(n, n_pm, &cand_r[0], cand_ptr, stamp, rank, ur_ptr, ur, ri)
+    cdef long nl = max(ul_ptr[n], 1), nr = max(ur_ptr[n], 1), o = 3 * (n + 1)
+    if not K:
+        ul[0] = ur[0] = 0
+    return (out[:n + 1], out[o:o + K], out[o + K:o + 2 * K], out[n + 1:2 * (n + 1)],
+            scratch[2 * m:2 * m + nl].copy(), out[2 * (n + 1):o], scratch[2 * m + Km:2 * m + Km + nr].copy())
 
 
 # ------------------------------------------------------------------ compiling a whole lattice
@@ -997,8 +1013,18 @@ cdef _Restricted _restrict(lat, long n_pm, keep):
 
 cdef tuple _max_pass(lat, grammar, p, double[:, :, ::1] phi, bint r2l):
     """``dp._viterbi_checked``: the best derivation's log-probability and, per node, its first
-    candidate of greatest max-marginal (all -1 when there is none)."""
-    logmax, mu, _, _, _ = run_dp(lat, grammar, p, phi, r2l, "max", True, False)
+    candidate of greatest max-marginal (all -1 when there is none).  ``run_dp(..., "max", True,
+    False)``'s pass without the edit-count array it would allocate and never fill."""
+    cdef _Workspace ws = _Workspace()
+    ws.setup(lat, grammar, phi, r2l)
+    cdef long K = lat.cand_li.shape[0]
+    P = np.ascontiguousarray(p, dtype=np.float64)
+    if P.shape[0] != K:
+        raise ValueError(Errors.E153.format(got=P.shape[0], K=K))
+    mu = np.zeros(K, dtype=np.float64)
+    logmax = _run[double](ws, MAX_PRODUCT, P, np.zeros(max(ws.total, 1), dtype=np.float64),
+                          np.zeros(ws.scratch_size(), dtype=np.float64), mu, np.zeros(1, dtype=np.float64),
+                          True, False)
     if logmax == -INFINITY:
         return -INFINITY, np.full(lat.n, -1, dtype=np.int64)
     return float(logmax), node_argmax(mu, np.ascontiguousarray(lat.cand_ptr, dtype=np.int32))
