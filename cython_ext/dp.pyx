@@ -847,16 +847,21 @@ def compile_lattice(list children, list roots, list order, list first, list last
     (``dp.build_lattice``'s arrays, equal to the element): the tree fields from
     ``tree_structure``'s lists, the surface symbols from ``slot_syms`` (n + 1 lists), and the
     candidates of node ``w``: rows ``tab_ptr[r]:tab_ptr[r+1]`` of ``tab_pairs`` with
-    ``r = rel_ids[w]``, less those with a non-empty half on an empty slot.  Returns a dict of
+    ``r = rel_ids[w]``, less those with a non-empty half on an empty slot (``slot_syms``: lists or
+    tuples of ints).  Returns a dict of
     the fields, or None when a symbol or a puncteme id is out of range (the caller then takes
     the checked path, which names the fault)."""
     cdef long n = len(first), w, i, j, k, c, s, nk = 0, nsym = 0, K = 0, kept = 0, r, a, b, nl, max_sym = 0
     cdef list x
+    cdef object xs
     if len(slot_syms) != n + 1 or rel_ids.shape[0] != n:
         return None
-    cdef int[::1] first_a = np.empty(n, dtype=np.int32), last_a = np.empty(n, dtype=np.int32)
-    cdef int[::1] order_a = np.empty(n, dtype=np.int32), nleft = np.empty(n, dtype=np.int32)
-    cdef int[::1] roots_a = np.empty(len(roots), dtype=np.int32), kid_ptr = np.empty(n + 1, dtype=np.int32)
+    # the returned arrays are these ndarrays (an ndarray made from a typed memoryview would keep
+    # three collector-tracked objects alive per array); the memoryviews only fill them
+    first_o, last_o, order_o, nleft_o = (np.empty(n, dtype=np.int32) for _ in range(4))
+    roots_o, kid_ptr_o = np.empty(len(roots), dtype=np.int32), np.empty(n + 1, dtype=np.int32)
+    cdef int[::1] first_a = first_o, last_a = last_o, order_a = order_o, nleft = nleft_o
+    cdef int[::1] roots_a = roots_o, kid_ptr = kid_ptr_o
     for w in range(n):
         first_a[w] = first[w]
         last_a[w] = last[w]
@@ -864,7 +869,8 @@ def compile_lattice(list children, list roots, list order, list first, list last
         nk += len(<list>children[w])
     for w in range(len(roots)):
         roots_a[w] = roots[w]
-    cdef int[::1] kids = np.zeros(max(nk, 1), dtype=np.int32)
+    kids_o = np.zeros(max(nk, 1), dtype=np.int32)
+    cdef int[::1] kids = kids_o
     kid_ptr[0] = 0
     for w in range(n):
         x = sorted(<list>children[w])
@@ -876,17 +882,19 @@ def compile_lattice(list children, list roots, list order, list first, list last
                 nl += 1
         kid_ptr[w + 1] = kid_ptr[w] + <int>len(x)
         nleft[w] = <int>nl
-    cdef int[::1] x_ptr = np.zeros(n + 2, dtype=np.int32)
+    x_ptr_o = np.zeros(n + 2, dtype=np.int32)
+    cdef int[::1] x_ptr = x_ptr_o
     cdef long[::1] slot_len = np.empty(n + 1, dtype=np.int64)
     for i in range(n + 1):
-        slot_len[i] = len(<list>slot_syms[i])
+        slot_len[i] = len(slot_syms[i])
         x_ptr[i + 1] = x_ptr[i] + <int>slot_len[i]
     nsym = x_ptr[n + 1]
-    cdef int[::1] x_sym = np.zeros(max(nsym, 1), dtype=np.int32), x_sym_r = np.zeros(max(nsym, 1), dtype=np.int32)
+    x_sym_o, x_sym_r_o = np.zeros(max(nsym, 1), dtype=np.int32), np.zeros(max(nsym, 1), dtype=np.int32)
+    cdef int[::1] x_sym = x_sym_o, x_sym_r = x_sym_r_o
     for i in range(n + 1):
-        x = <list>slot_syms[i]
+        xs = slot_syms[i]  # a list or a tuple of ints
         for j in range(slot_len[i]):
-            s = x[j]
+            s = xs[j]
             if s < 0 or s >= n_symbols:
                 return None
             if s > max_sym:
@@ -899,9 +907,10 @@ def compile_lattice(list children, list roots, list order, list first, list last
         if r < 0 or r + 1 >= tab_ptr.shape[0]:
             return None
         K += tab_ptr[r + 1] - tab_ptr[r]
-    cdef long[::1] cl = np.empty(K, dtype=np.int64), cr = np.empty(K, dtype=np.int64)
-    cdef long[::1] cnode = np.empty(K, dtype=np.int64)
-    cdef int[::1] crow = np.empty(K, dtype=np.int32)
+    cl_o, cr_o, cnode_o = np.empty(K, dtype=np.int64), np.empty(K, dtype=np.int64), np.empty(K, dtype=np.int64)
+    crow_o = np.empty(K, dtype=np.int32)
+    cdef long[::1] cl = cl_o, cr = cr_o, cnode = cnode_o
+    cdef int[::1] crow = crow_o
     cdef long max_pm = 0
     for w in range(n):
         r = rel_ids[w]
@@ -922,15 +931,13 @@ def compile_lattice(list children, list roots, list order, list first, list last
             if b > max_pm:
                 max_pm = b
             kept += 1
-    cand_ptr, li, ri, ul_ptr, ul, ur_ptr, ur = candidate_fields(n, n_pm, cl[:kept], cr[:kept], cnode[:kept])
-    return dict(first=np.asarray(first_a), last=np.asarray(last_a), kid_ptr=np.asarray(kid_ptr),
-                kids=np.asarray(kids), nleft=np.asarray(nleft), order=np.asarray(order_a),
-                roots=np.asarray(roots_a), x_ptr=np.asarray(x_ptr), x_sym=np.asarray(x_sym),
-                x_ptr_r=np.asarray(x_ptr).copy(), x_sym_r=np.asarray(x_sym_r), max_symbol=max_sym,
-                cand_ptr=cand_ptr, cand_li=li, cand_ri=ri,
-                cand_l=np.asarray(cl[:kept]).astype(np.int32), cand_r=np.asarray(cr[:kept]).astype(np.int32),
-                cand_node=np.asarray(cnode[:kept]).astype(np.int32), cand_row=np.asarray(crow[:kept]).copy(),
-                ul_ptr=ul_ptr, ul=ul, ur_ptr=ur_ptr, ur=ur, max_puncteme=max_pm)
+    cl_o, cr_o, cnode_o = cl_o[:kept], cr_o[:kept], cnode_o[:kept]
+    cand_ptr, li, ri, ul_ptr, ul, ur_ptr, ur = candidate_fields(n, n_pm, cl_o, cr_o, cnode_o)
+    return dict(first=first_o, last=last_o, kid_ptr=kid_ptr_o, kids=kids_o, nleft=nleft_o, order=order_o,
+                roots=roots_o, x_ptr=x_ptr_o, x_sym=x_sym_o, x_ptr_r=x_ptr_o.copy(), x_sym_r=x_sym_r_o,
+                max_symbol=max_sym, cand_ptr=cand_ptr, cand_li=li, cand_ri=ri,
+                cand_l=cl_o.astype(np.int32), cand_r=cr_o.astype(np.int32), cand_node=cnode_o.astype(np.int32),
+                cand_row=crow_o[:kept].copy(), ul_ptr=ul_ptr, ul=ul, ur_ptr=ur_ptr, ur=ur, max_puncteme=max_pm)
 
 
 def restrict_candidates(long n, long n_pm, const int[::1] cand_l, const int[::1] cand_r,
@@ -943,9 +950,10 @@ def restrict_candidates(long n, long n_pm, const int[::1] cand_l, const int[::1]
     for k in range(K):
         if keep[k]:
             kept += 1
-    cdef long[::1] cl = np.empty(kept, dtype=np.int64), cr = np.empty(kept, dtype=np.int64)
-    cdef long[::1] cnode = np.empty(kept, dtype=np.int64)
-    cdef int[::1] crow = np.empty(kept, dtype=np.int32)
+    cl_o, cr_o, cnode_o = np.empty(kept, dtype=np.int64), np.empty(kept, dtype=np.int64), np.empty(kept, dtype=np.int64)
+    crow_o = np.empty(kept, dtype=np.int32)
+    cdef long[::1] cl = cl_o, cr = cr_o, cnode = cnode_o
+    cdef int[::1] crow = crow_o
     kept = 0
     for k in range(K):
         if keep[k]:
@@ -958,10 +966,9 @@ def restrict_candidates(long n, long n_pm, const int[::1] cand_l, const int[::1]
             if cand_r[k] > max_pm:
                 max_pm = cand_r[k]
             kept += 1
-    cand_ptr, li, ri, ul_ptr, ul, ur_ptr, ur = candidate_fields(n, n_pm, cl, cr, cnode)
-    return dict(cand_ptr=cand_ptr, cand_li=li, cand_ri=ri,
-                cand_l=np.asarray(cl).astype(np.int32), cand_r=np.asarray(cr).astype(np.int32),
-                cand_node=np.asarray(cnode).astype(np.int32), cand_row=np.asarray(crow),
+    cand_ptr, li, ri, ul_ptr, ul, ur_ptr, ur = candidate_fields(n, n_pm, cl_o, cr_o, cnode_o)
+    return dict(cand_ptr=cand_ptr, cand_li=li, cand_ri=ri, cand_l=cl_o.astype(np.int32),
+                cand_r=cr_o.astype(np.int32), cand_node=cnode_o.astype(np.int32), cand_row=crow_o,
                 ul_ptr=ul_ptr, ul=ul, ur_ptr=ur_ptr, ur=ur, max_puncteme=max_pm)
 
 

@@ -121,7 +121,8 @@ def build_lattice_tables(grammar: Grammar, heads: Sequence[int], slot_syms: Sequ
     if ok:
         children, roots, order, first, last = structure
         fields = _dp.compile_lattice(children, roots, order, first, last,
-                                     [s if type(s) is list else [int(v) for v in s] for s in slot_syms],
+                                     [s if type(s) is list or type(s) is tuple else [int(v) for v in s]
+                                      for s in slot_syms],
                                      grammar.n_symbols, len(grammar.punctemes),
                                      np.ascontiguousarray(rel_ids, dtype=np.int64),
                                      np.ascontiguousarray(tab_ptr, dtype=np.int64),

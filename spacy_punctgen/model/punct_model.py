@@ -72,7 +72,7 @@ class Prepared:
     units: np.ndarray  # int64 (E,)
     lattice: Lattice
     tilt: np.ndarray  # float64 (K,): 1.0 for lattice candidates holding an unmatched mark
-    slot_syms: List[List[int]]
+    slot_syms: List[Tuple[int, ...]]  # per slot its symbol ids (slot 0 starts with ^ = 0)
     smoothed: bool = False  # candidates include the smoothing pairs (evaluation only)
     cand_extra: Optional[np.ndarray] = None  # smoothed: bool (K,), candidate is a smoothing pair
     cand_share: Optional[np.ndarray] = None  # smoothed: float64 (K,), 1 / #smoothing pairs of its node
@@ -179,8 +179,10 @@ class PunctModel:
             fo = structure = None
         rel_ids, ptr, units = self.extractor.sentence_units(sentence, fo)
         sym = inv.symbol_id
-        slot_syms = [[0] + [sym(t) for t in sentence.slots[0]]]
-        slot_syms += [[sym(t) for t in sl] if sl else [] for sl in sentence.slots[1:]]
+        # tuples: the collector untracks them at once (lists of every analysed sentence's
+        # slots were promoted to its oldest generation, and made it walk the whole process)
+        slot_syms = [(0, *map(sym, sentence.slots[0]))]
+        slot_syms += [tuple(map(sym, sl)) if sl else () for sl in sentence.slots[1:]]
         rt = self._rel_arrays(smoothed)
         lat = build_lattice_tables(self.grammar, heads, slot_syms, rel_ids, rt.tab_ptr, rt.tab_pairs, structure)
         tilt = np.zeros(lat.n_candidates, dtype=np.float64)
