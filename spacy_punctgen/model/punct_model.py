@@ -95,7 +95,7 @@ class _RelArrays:
     offset: np.ndarray  # int64 (R,): where relation r's rows start in ``unmatched``
     n_extra: np.ndarray  # float64 (R,): number of smoothing pairs (0 when not smoothed)
     unmatched: np.ndarray  # float64 (Σ P,): the tables' ``unmatched`` flags, concatenated
-    tab_ptr: np.ndarray  # int64 (R+1,): relation r's candidates are rows tab_ptr[r]:tab_ptr[r+1] of
+    tab_ptr: np.ndarray  # int64 (R+1,): relation r's candidates are rows tab_ptr[r]:tab_ptr[r+1] of tab_pairs
     tab_pairs: np.ndarray  # int64 (Σ len(cands), 2): ``cands``, concatenated
 
 
