@@ -803,21 +803,297 @@ def candidate_fields(long n, long n_pm, const long[::1] cand_l, const long[::1] 
             raise ValueError(Errors.E157)
         if cand_l[k] < 0 or cand_l[k] >= n_pm or cand_r[k] < 0 or cand_r[k] >= n_pm:
             raise ValueError(Errors.E158.format(k=k, last=n_pm - 1))
-    cdef int[::1] cand_ptr = np.zeros(n + 1, dtype=np.int32)
+    # two int32 allocations instead of nine (a NumPy allocation costs more than filling it, and
+    # this runs for every lattice analysed): ``out`` holds the returned per-node and
+    # per-candidate arrays (views of it, nothing else in it), ``scratch`` the rest
+    cdef long m = max(n_pm, 1), Km = max(K, 1)
+    out = np.zeros(3 * (n + 1) + 2 * K, dtype=np.int32)
+    scratch = np.empty(2 * m + 2 * Km, dtype=np.int32)
+    cdef int[::1] ov = out
+    cdef int[::1] sv = scratch
+    cdef int* cand_ptr = &ov[0]
+    cdef int* ul_ptr = cand_ptr + (n + 1)
+    cdef int* ur_ptr = ul_ptr + (n + 1)
+    cdef int* li = ur_ptr + (n + 1)
+    cdef int* ri = li + K
+    cdef int* stamp = &sv[0]
+    cdef int* rank = stamp + m
+    cdef int* ul = rank + m
+    cdef int* ur = ul + Km
     for k in range(K):
         cand_ptr[node[k] + 1] += 1
     for k in range(n):
         cand_ptr[k + 1] += cand_ptr[k]
-    cdef int[::1] stamp = np.full(max(n_pm, 1), -1, dtype=np.int32)
-    cdef int[::1] rank = np.zeros(max(n_pm, 1), dtype=np.int32)
-    cdef int[::1] li = np.zeros(K, dtype=np.int32), ri = np.zeros(K, dtype=np.int32)
-    cdef int[::1] ul_ptr = np.zeros(n + 1, dtype=np.int32), ur_ptr = np.zeros(n + 1, dtype=np.int32)
-    cdef int[::1] ul = np.zeros(max(K, 1), dtype=np.int32), ur = np.zeros(max(K, 1), dtype=np.int32)
     if K:
         with nogil:
-            _per_node_unique(n, n_pm, &cand_l[0], &cand_ptr[0], &stamp[0], &rank[0], &ul_ptr[0], &ul[0], &li[0])
-            stamp[:] = -1
-            _per_node_unique(n, n_pm, &cand_r[0], &cand_ptr[0], &stamp[0], &rank[0], &ur_ptr[0], &ur[0], &ri[0])
-    nl, nr = max(ul_ptr[n], 1), max(ur_ptr[n], 1)
-    return (np.asarray(cand_ptr), np.asarray(li), np.asarray(ri), np.asarray(ul_ptr),
-            np.asarray(ul)[:nl].copy(), np.asarray(ur_ptr), np.asarray(ur)[:nr].copy())
+            for k in range(m):
+                stamp[k] = -1
+            _per_node_unique(n, n_pm, &cand_l[0], cand_ptr, stamp, rank, ul_ptr, ul, li)
+            for k in range(m):
+                stamp[k] = -1
+            _per_node_unique(n, n_pm, &cand_r[0], cand_ptr, stamp, rank, ur_ptr, ur, ri)
+    cdef long nl = max(ul_ptr[n], 1), nr = max(ur_ptr[n], 1), o = 3 * (n + 1)
+    if not K:
+        ul[0] = ur[0] = 0
+    return (out[:n + 1], out[o:o + K], out[o + K:o + 2 * K], out[n + 1:2 * (n + 1)],
+            scratch[2 * m:2 * m + nl].copy(), out[2 * (n + 1):o], scratch[2 * m + Km:2 * m + Km + nr].copy())
+
+
+# ------------------------------------------------------------------ compiling a whole lattice
+def compile_lattice(list children, list roots, list order, list first, list last, list slot_syms,
+                    long n_symbols, long n_pm, const long[::1] rel_ids, const long[::1] tab_ptr,
+                    const long[:, ::1] tab_pairs):
+    """Every array of a :class:`~spacy_punctgen.inference.dp.Lattice` in one compiled pass
+    (``dp.build_lattice``'s arrays, equal to the element): the tree fields from
+    ``tree_structure``'s lists, the surface symbols from ``slot_syms`` (n + 1 lists), and the
+    candidates of node ``w``: rows ``tab_ptr[r]:tab_ptr[r+1]`` of ``tab_pairs`` with
+    ``r = rel_ids[w]``, less those with a non-empty half on an empty slot (``slot_syms``: lists or
+    tuples of ints).  Returns a dict of
+    the fields, or None when a symbol or a puncteme id is out of range (the caller then takes
+    the checked path, which names the fault)."""
+    cdef long n = len(first), w, i, j, k, c, s, nk = 0, nsym = 0, K = 0, kept = 0, r, a, b, nl, max_sym = 0
+    cdef list x
+    cdef object xs
+    if len(slot_syms) != n + 1 or rel_ids.shape[0] != n:
+        return None
+    # the returned arrays are these ndarrays (an ndarray made from a typed memoryview would keep
+    # three collector-tracked objects alive per array); the memoryviews only fill them
+    first_o, last_o, order_o, nleft_o = (np.empty(n, dtype=np.int32) for _ in range(4))
+    roots_o, kid_ptr_o = np.empty(len(roots), dtype=np.int32), np.empty(n + 1, dtype=np.int32)
+    cdef int[::1] first_a = first_o, last_a = last_o, order_a = order_o, nleft = nleft_o
+    cdef int[::1] roots_a = roots_o, kid_ptr = kid_ptr_o
+    for w in range(n):
+        first_a[w] = first[w]
+        last_a[w] = last[w]
+        order_a[w] = order[w]
+        nk += len(<list>children[w])
+    for w in range(len(roots)):
+        roots_a[w] = roots[w]
+    kids_o = np.zeros(max(nk, 1), dtype=np.int32)
+    cdef int[::1] kids = kids_o
+    kid_ptr[0] = 0
+    for w in range(n):
+        x = sorted(<list>children[w])
+        nl = 0
+        for j in range(len(x)):
+            c = x[j]
+            kids[kid_ptr[w] + j] = <int>c
+            if c < w:
+                nl += 1
+        kid_ptr[w + 1] = kid_ptr[w] + <int>len(x)
+        nleft[w] = <int>nl
+    x_ptr_o = np.zeros(n + 2, dtype=np.int32)
+    cdef int[::1] x_ptr = x_ptr_o
+    cdef long[::1] slot_len = np.empty(n + 1, dtype=np.int64)
+    for i in range(n + 1):
+        slot_len[i] = len(slot_syms[i])
+        x_ptr[i + 1] = x_ptr[i] + <int>slot_len[i]
+    nsym = x_ptr[n + 1]
+    x_sym_o, x_sym_r_o = np.zeros(max(nsym, 1), dtype=np.int32), np.zeros(max(nsym, 1), dtype=np.int32)
+    cdef int[::1] x_sym = x_sym_o, x_sym_r = x_sym_r_o
+    for i in range(n + 1):
+        xs = slot_syms[i]  # a list or a tuple of ints
+        for j in range(slot_len[i]):
+            s = xs[j]
+            if s < 0 or s >= n_symbols:
+                return None
+            if s > max_sym:
+                max_sym = s
+            x_sym[x_ptr[i] + j] = <int>s
+            x_sym_r[x_ptr[i] + slot_len[i] - 1 - j] = <int>s
+    # candidates: count, then fill the kept ones in node order
+    for w in range(n):
+        r = rel_ids[w]
+        if r < 0 or r + 1 >= tab_ptr.shape[0]:
+            return None
+        K += tab_ptr[r + 1] - tab_ptr[r]
+    cl_o, cr_o, cnode_o = np.empty(K, dtype=np.int64), np.empty(K, dtype=np.int64), np.empty(K, dtype=np.int64)
+    crow_o = np.empty(K, dtype=np.int32)
+    cdef long[::1] cl = cl_o, cr = cr_o, cnode = cnode_o
+    cdef int[::1] crow = crow_o
+    cdef long max_pm = 0
+    for w in range(n):
+        r = rel_ids[w]
+        for k in range(tab_ptr[r], tab_ptr[r + 1]):
+            a = tab_pairs[k, 0]
+            b = tab_pairs[k, 1]
+            if a < 0 or a >= n_pm or b < 0 or b >= n_pm:
+                return None
+            # a non-empty half must land on a non-empty surface slot (the channel never inserts)
+            if (a != 0 and slot_len[first_a[w]] == 0) or (b != 0 and slot_len[last_a[w] + 1] == 0):
+                continue
+            cl[kept] = a
+            cr[kept] = b
+            cnode[kept] = w
+            crow[kept] = <int>(k - tab_ptr[r])
+            if a > max_pm:
+                max_pm = a
+            if b > max_pm:
+                max_pm = b
+            kept += 1
+    cl_o, cr_o, cnode_o = cl_o[:kept], cr_o[:kept], cnode_o[:kept]
+    cand_ptr, li, ri, ul_ptr, ul, ur_ptr, ur = candidate_fields(n, n_pm, cl_o, cr_o, cnode_o)
+    return dict(first=first_o, last=last_o, kid_ptr=kid_ptr_o, kids=kids_o, nleft=nleft_o, order=order_o,
+                roots=roots_o, x_ptr=x_ptr_o, x_sym=x_sym_o, x_ptr_r=x_ptr_o.copy(), x_sym_r=x_sym_r_o,
+                max_symbol=max_sym, cand_ptr=cand_ptr, cand_li=li, cand_ri=ri,
+                cand_l=cl_o.astype(np.int32), cand_r=cr_o.astype(np.int32), cand_node=cnode_o.astype(np.int32),
+                cand_row=crow_o[:kept].copy(), ul_ptr=ul_ptr, ul=ul, ur_ptr=ur_ptr, ur=ur, max_puncteme=max_pm)
+
+
+def restrict_candidates(long n, long n_pm, const int[::1] cand_l, const int[::1] cand_r,
+                        const int[::1] cand_node, const int[::1] cand_row, const unsigned char[::1] keep):
+    """The candidate fields of a lattice with only the candidates where ``keep`` is non-zero
+    (``dp.restrict_lattice``): equal to those of ``dp._candidate_fields`` of the kept ones."""
+    cdef long K = cand_l.shape[0], k, kept = 0, max_pm = 0
+    if cand_r.shape[0] != K or cand_node.shape[0] != K or cand_row.shape[0] != K or keep.shape[0] != K:
+        raise ValueError(Errors.E156)
+    for k in range(K):
+        if keep[k]:
+            kept += 1
+    cl_o, cr_o, cnode_o = np.empty(kept, dtype=np.int64), np.empty(kept, dtype=np.int64), np.empty(kept, dtype=np.int64)
+    crow_o = np.empty(kept, dtype=np.int32)
+    cdef long[::1] cl = cl_o, cr = cr_o, cnode = cnode_o
+    cdef int[::1] crow = crow_o
+    kept = 0
+    for k in range(K):
+        if keep[k]:
+            cl[kept] = cand_l[k]
+            cr[kept] = cand_r[k]
+            cnode[kept] = cand_node[k]
+            crow[kept] = cand_row[k]
+            if cand_l[k] > max_pm:
+                max_pm = cand_l[k]
+            if cand_r[k] > max_pm:
+                max_pm = cand_r[k]
+            kept += 1
+    cand_ptr, li, ri, ul_ptr, ul, ur_ptr, ur = candidate_fields(n, n_pm, cl_o, cr_o, cnode_o)
+    return dict(cand_ptr=cand_ptr, cand_li=li, cand_ri=ri, cand_l=cl_o.astype(np.int32),
+                cand_r=cr_o.astype(np.int32), cand_node=cnode_o.astype(np.int32), cand_row=crow_o,
+                ul_ptr=ul_ptr, ul=ul, ur_ptr=ur_ptr, ur=ur, max_puncteme=max_pm)
+
+
+def node_argmax(const double[::1] mu, const int[::1] cand_ptr):
+    """Per node, the index of its first candidate of greatest ``mu`` (``np.argmax`` over the
+    node's slice: the first NaN if there is one); -1 for a node without candidates."""
+    cdef long n = cand_ptr.shape[0] - 1, w, k, at
+    cdef double top
+    out = np.full(max(n, 0), -1, dtype=np.int64)
+    cdef long[::1] best = out
+    for w in range(n):
+        if cand_ptr[w] >= cand_ptr[w + 1]:
+            continue
+        at = cand_ptr[w]
+        top = mu[at]
+        if top != top:
+            best[w] = at
+            continue
+        for k in range(cand_ptr[w] + 1, cand_ptr[w + 1]):
+            if mu[k] != mu[k]:
+                at = k
+                break
+            if mu[k] > top:
+                top = mu[k]
+                at = k
+        best[w] = at
+    return out
+
+
+# ------------------------------------------------------------------ Viterbi over the candidates that can win
+cdef class _Restricted:
+    """A lattice with fewer candidates: the fields ``_Workspace.setup`` reads (``dp.Lattice``'s,
+    the candidate ones from ``restrict_candidates``)."""
+    cdef public object n, first, last, kid_ptr, kids, nleft, order, roots, x_ptr, x_sym, x_ptr_r, x_sym_r
+    cdef public object cand_ptr, cand_li, cand_ri, ul_ptr, ul, ur_ptr, ur
+
+
+cdef _Restricted _restrict(lat, long n_pm, keep):
+    cdef _Restricted sub = _Restricted()
+    sub.n, sub.first, sub.last, sub.kid_ptr, sub.kids = lat.n, lat.first, lat.last, lat.kid_ptr, lat.kids
+    sub.nleft, sub.order, sub.roots = lat.nleft, lat.order, lat.roots
+    sub.x_ptr, sub.x_sym, sub.x_ptr_r, sub.x_sym_r = lat.x_ptr, lat.x_sym, lat.x_ptr_r, lat.x_sym_r
+    f = restrict_candidates(lat.n, n_pm, *[np.ascontiguousarray(a, dtype=np.int32) for a in
+                                           (lat.cand_l, lat.cand_r, lat.cand_node, lat.cand_row)], keep)
+    sub.cand_ptr, sub.cand_li, sub.cand_ri = f["cand_ptr"], f["cand_li"], f["cand_ri"]
+    sub.ul_ptr, sub.ul, sub.ur_ptr, sub.ur = f["ul_ptr"], f["ul"], f["ur_ptr"], f["ur"]
+    return sub
+
+
+cdef tuple _max_pass(lat, grammar, p, double[:, :, ::1] phi, bint r2l):
+    """``dp._viterbi_checked``: the best derivation's log-probability and, per node, its first
+    candidate of greatest max-marginal (all -1 when there is none).  ``run_dp(..., "max", True,
+    False)``'s pass without the edit-count array it would allocate and never fill."""
+    cdef _Workspace ws = _Workspace()
+    ws.setup(lat, grammar, phi, r2l)
+    cdef long K = lat.cand_li.shape[0]
+    P = np.ascontiguousarray(p, dtype=np.float64)
+    if P.shape[0] != K:
+        raise ValueError(Errors.E153.format(got=P.shape[0], K=K))
+    mu = np.zeros(K, dtype=np.float64)
+    logmax = _run[double](ws, MAX_PRODUCT, P, np.zeros(max(ws.total, 1), dtype=np.float64),
+                          np.zeros(ws.scratch_size(), dtype=np.float64), mu, np.zeros(1, dtype=np.float64),
+                          True, False)
+    if logmax == -INFINITY:
+        return -INFINITY, np.full(lat.n, -1, dtype=np.int64)
+    return float(logmax), node_argmax(mu, np.ascontiguousarray(lat.cand_ptr, dtype=np.int32))
+
+
+def viterbi_bounded(lat, grammar, p_arr, double[:, :, ::1] phi, bint r2l, long n_pm, double share,
+                    double margin):
+    """``dp.viterbi_bounded`` of checked input (a lattice in which every node has a candidate,
+    finite ``p_arr`` >= 0, float64, one per candidate), the same steps in one compiled call.
+    Returns ``(log-probability, best candidate per node, restricted passes run)``."""
+    cdef const double[::1] p = p_arr
+    cdef const int[::1] ptr = np.ascontiguousarray(lat.cand_ptr, dtype=np.int32)
+    cdef const int[::1] node = np.ascontiguousarray(lat.cand_node, dtype=np.int32)
+    cdef long n = lat.n, K = p.shape[0], w, k
+    cdef bint all_first = True, extra = False, all_keep = True
+    cdef double S, lim
+    top_arr = np.empty(n, dtype=np.float64)
+    cdef double[::1] top = top_arr
+    for w in range(n):
+        top[w] = p[ptr[w]]
+        for k in range(ptr[w] + 1, ptr[w + 1]):
+            if p[k] > top[w]:
+                top[w] = p[k]
+        if not top[w] > 0:  # a node without a possible candidate: p(x|T) = 0
+            return _max_pass(lat, grammar, p_arr, phi, r2l) + (0,)
+    first_arr = np.empty(K, dtype=np.uint8)
+    cdef unsigned char[::1] first = first_arr
+    for k in range(K):
+        first[k] = p[k] >= share * top[node[k]]
+        if not first[k]:
+            all_first = False
+    if all_first:
+        return _max_pass(lat, grammar, p_arr, phi, r2l) + (0,)
+    first_b = first_arr.view(np.bool_)
+    low, best1 = _max_pass(_restrict(lat, n_pm, first_arr), grammar, p_arr[first_b], phi, r2l)
+    if not low > -INFINITY:
+        return _max_pass(lat, grammar, p_arr, phi, r2l) + (1,)
+    # U(c) = p(c) · Π_{v≠w} max p(v) in log space, as NumPy computes it (its log and its sum)
+    log_top = np.log(top_arr)
+    S = log_top.sum()
+    cdef const double[::1] lt = log_top
+    if (p_arr > 0).all():
+        logp_arr = np.log(p_arr)
+    else:
+        with np.errstate(divide="ignore"):
+            logp_arr = np.log(p_arr)
+    cdef const double[::1] logp = logp_arr
+    keep_arr = np.empty(K, dtype=np.uint8)
+    cdef unsigned char[::1] keep = keep_arr
+    lim = <double>low - margin
+    for k in range(K):
+        keep[k] = logp[k] + (S - lt[node[k]]) >= lim
+        if keep[k] and not first[k]:
+            extra = True
+        if not keep[k]:
+            all_keep = False
+    if not extra:  # the first pass held every candidate that can win
+        return low, np.flatnonzero(first_b)[best1], 1
+    if all_keep:
+        return _max_pass(lat, grammar, p_arr, phi, r2l) + (1,)
+    keep_b = keep_arr.view(np.bool_)
+    logbest, best = _max_pass(_restrict(lat, n_pm, keep_arr), grammar, p_arr[keep_b], phi, r2l)
+    if not logbest > -INFINITY:  # cannot happen (the kept lattice holds a derivation): be plain
+        return _max_pass(lat, grammar, p_arr, phi, r2l) + (2,)
+    return logbest, np.flatnonzero(keep_b)[best], 2

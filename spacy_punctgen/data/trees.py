@@ -1,7 +1,7 @@
 """One traversal of a dependency forest, shared by data preparation, features and the DP."""
 from __future__ import annotations
 
-from typing import List, NamedTuple, Sequence, Tuple
+from typing import List, NamedTuple, Optional, Sequence, Tuple
 
 from spacy_punctgen.errors import Errors
 
@@ -52,13 +52,16 @@ def forest(heads: Sequence[int]) -> Forest:
     return Forest(children, roots, order, first, last, size, depth)
 
 
-def tree_structure(heads: Sequence[int]) -> Tuple[List[List[int]], List[int], List[int], List[int], List[int]]:
+def tree_structure(heads: Sequence[int], f: Optional[Forest] = None
+                   ) -> Tuple[List[List[int]], List[int], List[int], List[int], List[int]]:
     """Children, roots, post-order and subtree spans of a *projective* forest.
 
     Raises ValueError naming the word at fault for a cycle, a bad head, or a
-    non-projective arc (callers projectivise first).
+    non-projective arc (callers projectivise first).  ``f``: :func:`forest` of ``heads``
+    when the caller has it (compiling a sentence needs both).
     """
-    f = forest(heads)
+    if f is None:
+        f = forest(heads)
     for w in range(len(heads)):
         if f.last[w] - f.first[w] + 1 != f.size[w]:
             raise ValueError(Errors.E533.format(w=w))

@@ -9,7 +9,7 @@ punctemes, for the brute-force reference (symbol ids) and the spaCy component (s
 """
 from __future__ import annotations
 
-from typing import Dict, List, Sequence, Tuple, TypeVar
+from typing import List, Sequence, Tuple, TypeVar
 
 from spacy_punctgen.data.trees import tree_structure
 
@@ -21,17 +21,15 @@ def slot_parts(first: Sequence[int], last: Sequence[int]) -> List[List[Tuple[int
     """For each of the ``n + 1`` slots, the ``(node, side)`` halves whose punctemes make up
     ``u_i``, in order; ``first[w]``/``last[w]``: the first and last word of node ``w``'s span."""
     n = len(first)
-    ends: Dict[int, List[int]] = {}
-    starts: Dict[int, List[int]] = {}
-    for w in range(n):
-        ends.setdefault(last[w] + 1, []).append(w)
-        starts.setdefault(first[w], []).append(w)
-    parts: List[List[Tuple[int, int]]] = []
-    for i in range(n + 1):
-        here = [(w, RIGHT) for w in sorted(ends.get(i, []), key=lambda w: last[w] - first[w])]
-        here += [(w, LEFT) for w in sorted(starts.get(i, []), key=lambda w: first[w] - last[w])]
-        parts.append(here)
-    return parts
+    # two stable sorts of all nodes instead of two per slot: each slot's nodes come out in the
+    # order a stable sort of that slot's nodes (in word order) by the same key gives
+    ends: List[List[Tuple[int, int]]] = [[] for _ in range(n + 1)]
+    starts: List[List[Tuple[int, int]]] = [[] for _ in range(n + 1)]
+    for w in sorted(range(n), key=lambda w: last[w] - first[w]):
+        ends[last[w] + 1].append((w, RIGHT))
+    for w in sorted(range(n), key=lambda w: first[w] - last[w]):
+        starts[first[w]].append((w, LEFT))
+    return [e + s if s else e for e, s in zip(ends, starts)]
 
 
 def underlying_sequences(heads: Sequence[int], punctemes: Sequence[Tuple[Sequence[T], Sequence[T]]]

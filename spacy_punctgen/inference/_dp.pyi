@@ -62,3 +62,26 @@ def candidate_fields(
 
 class _Workspace:
     """Internal: the per-call view of a lattice's arrays."""
+
+def compile_lattice(
+    children: list, roots: list, order: list, first: list, last: list, slot_syms: list,
+    n_symbols: int, n_pm: int, rel_ids: _I64, tab_ptr: _I64, tab_pairs: _I64
+) -> Optional[dict]:
+    """Every array of a :class:`Lattice` in one pass (``dp.build_lattice_tables``): the tree
+    fields from ``tree_structure``'s lists, node ``w``'s candidates rows
+    ``tab_ptr[r]:tab_ptr[r+1]`` of ``tab_pairs`` (``r = rel_ids[w]``) less those with a non-empty
+    half on an empty slot.  None when a symbol or puncteme id is out of range."""
+
+def restrict_candidates(
+    n: int, n_pm: int, cand_l: _I32, cand_r: _I32, cand_node: _I32, cand_row: _I32, keep: npt.NDArray[np.uint8]
+) -> dict:
+    """The candidate fields of the lattice with only the candidates where ``keep`` is non-zero."""
+
+def node_argmax(mu: _F64, cand_ptr: _I32) -> _I64:
+    """Per node, its first candidate of greatest ``mu`` (``np.argmax`` per node); -1 if it has none."""
+
+def viterbi_bounded(
+    lat: Lattice, grammar: Grammar, p: _F64, phi: _F64, r2l: bool, n_pm: int, share: float, margin: float
+) -> Tuple[float, _I64, int]:
+    """``dp.viterbi_bounded`` after its checks: ``(log-probability, best candidate per node,
+    restricted passes run)``."""

@@ -88,6 +88,56 @@ class Lattice:
 
 def build_lattice(grammar: Grammar, heads: Sequence[int], slot_syms: Sequence[Sequence[int]],
                   node_cands: Sequence[np.ndarray]) -> Lattice:
+    """One sentence's lattice: the tree ``heads`` (0-based, -1 for a root), the surface symbols
+    of its ``n + 1`` slots (slot 0 starts with ``^``), and node ``w``'s candidate ``(l, r)``
+    pairs ``node_cands[w]`` (those with a non-empty half on an empty slot are left out)."""
+    if len(heads) and len(node_cands) == len(heads) and len(slot_syms) == len(heads) + 1:
+        arrs = [np.asarray(c, dtype=np.int64).reshape(-1, 2) for c in node_cands]
+        ptr = np.zeros(len(arrs) + 1, dtype=np.int64)
+        np.cumsum([a.shape[0] for a in arrs], out=ptr[1:])
+        pairs = np.concatenate(arrs) if ptr[-1] else np.zeros((0, 2), dtype=np.int64)
+        return build_lattice_tables(grammar, heads, slot_syms, np.arange(len(heads), dtype=np.int64), ptr, pairs)
+    return _build_lattice_checked(grammar, heads, slot_syms, node_cands)
+
+
+def build_lattice_tables(grammar: Grammar, heads: Sequence[int], slot_syms: Sequence[Sequence[int]],
+                         rel_ids: np.ndarray, tab_ptr: np.ndarray, tab_pairs: np.ndarray,
+                         structure: Optional[tuple] = None) -> Lattice:
+    """:func:`build_lattice` with node ``w``'s candidates given as rows
+    ``tab_ptr[r]:tab_ptr[r + 1]`` of ``tab_pairs`` (int64 ``[T, 2]``), ``r = rel_ids[w]``: the
+    form :meth:`PunctModel.prepare` has them in (one table per relation), compiled in one pass
+    (``_dp.compile_lattice``; it runs for every sentence analysed).  ``structure``: the
+    :func:`tree_structure` of ``heads`` when the caller has it.  Equal, array for array, to
+    :func:`build_lattice` of the per-node arrays; bad input takes that function's checked path,
+    which raises the same errors."""
+    n = len(heads)
+    ok = n and len(slot_syms) == n + 1 and len(slot_syms[0]) and int(slot_syms[0][0]) == BOS \
+        and len(rel_ids) == n
+    if ok and structure is None:
+        try:
+            structure = tree_structure(heads)
+        except ValueError:
+            ok = False
+    if ok:
+        children, roots, order, first, last = structure
+        fields = _dp.compile_lattice(children, roots, order, first, last,
+                                     [s if type(s) is list or type(s) is tuple else [int(v) for v in s]
+                                      for s in slot_syms],
+                                     grammar.n_symbols, len(grammar.punctemes),
+                                     np.ascontiguousarray(rel_ids, dtype=np.int64),
+                                     np.ascontiguousarray(tab_ptr, dtype=np.int64),
+                                     np.ascontiguousarray(tab_pairs, dtype=np.int64).reshape(-1, 2))
+        if fields is not None:
+            return Lattice(n=n, **fields)
+    rel_ids = np.asarray(rel_ids, dtype=np.int64)
+    return _build_lattice_checked(grammar, heads, slot_syms,
+                                  [tab_pairs[tab_ptr[r]:tab_ptr[r + 1]] for r in rel_ids.tolist()])
+
+
+def _build_lattice_checked(grammar: Grammar, heads: Sequence[int], slot_syms: Sequence[Sequence[int]],
+                           node_cands: Sequence[np.ndarray]) -> Lattice:
+    """:func:`build_lattice` in Python, checking every input (the path of bad input: it names
+    the fault; on good input its arrays equal ``_dp.compile_lattice``'s)."""
     n = len(heads)
     if n == 0:
         raise ValueError(Errors.E112)
@@ -177,11 +227,11 @@ def restrict_lattice(lat: Lattice, keep: np.ndarray, n_punctemes: int) -> Lattic
     keep = np.asarray(keep, dtype=bool)
     if keep.shape != (lat.n_candidates,):
         raise ValueError(Errors.E118.format(name="keep", n=lat.n_candidates, shape=keep.shape))
-    allc = np.stack([lat.cand_l[keep], lat.cand_r[keep]], axis=1)
-    fields = {f: getattr(lat, f) for f in ("n", "first", "last", "kid_ptr", "kids", "nleft", "order", "roots",
-                                           "x_ptr", "x_sym", "x_ptr_r", "x_sym_r", "max_symbol")}
-    return Lattice(**fields, **_candidate_fields(lat.n, int(n_punctemes), allc, lat.cand_node[keep],
-                                                 lat.cand_row[keep]))
+    i32 = [np.ascontiguousarray(a, dtype=np.int32) for a in (lat.cand_l, lat.cand_r, lat.cand_node, lat.cand_row)]
+    return Lattice(n=lat.n, first=lat.first, last=lat.last, kid_ptr=lat.kid_ptr, kids=lat.kids, nleft=lat.nleft,
+                   order=lat.order, roots=lat.roots, x_ptr=lat.x_ptr, x_sym=lat.x_sym, x_ptr_r=lat.x_ptr_r,
+                   x_sym_r=lat.x_sym_r, max_symbol=lat.max_symbol,
+                   **_dp.restrict_candidates(lat.n, int(n_punctemes), *i32, np.ascontiguousarray(keep).view(np.uint8)))
 
 
 @dataclass
@@ -261,25 +311,21 @@ def viterbi(lat: Lattice, grammar: Grammar, cand_p, phi, r2l: bool,
     ``phi_checked``: as for :func:`inside_outside`."""
     p = _check_p(lat, cand_p)
     _check_grammar(lat, grammar)
-    best = np.full(lat.n, -1, dtype=np.int64)
     if lat.n_candidates == 0:
-        return -np.inf, best
+        return -np.inf, np.full(lat.n, -1, dtype=np.int64)
     if not phi_checked:
         phi = _check_phi(grammar, phi)
+    return _viterbi_checked(lat, grammar, p, phi, r2l)
+
+
+def _viterbi_checked(lat: Lattice, grammar: Grammar, p: np.ndarray, phi: np.ndarray, r2l: bool
+                     ) -> Tuple[float, np.ndarray]:
+    """:func:`viterbi` of checked input (a lattice with candidates): each node's first
+    candidate of greatest max-marginal (``_dp.node_argmax``)."""
     logmax, mu, _, _, _ = _dp.run_dp(lat, grammar, p, phi, bool(r2l), "max", True, False)
     if logmax == -np.inf:
-        return -np.inf, best
-    ptr = np.asarray(lat.cand_ptr, dtype=np.int64)
-    if np.all(ptr[1:] > ptr[:-1]) and not np.isnan(mu).any():
-        # each node's first candidate of greatest max-marginal (np.argmax per node, at once)
-        top = np.maximum.reduceat(mu, ptr[:-1])
-        hit = np.flatnonzero(mu == np.repeat(top, np.diff(ptr)))
-        best[:] = hit[np.searchsorted(hit, ptr[:-1])]
-    else:
-        for w in range(lat.n):
-            a, b = int(lat.cand_ptr[w]), int(lat.cand_ptr[w + 1])
-            best[w] = a + int(np.argmax(mu[a:b]))
-    return float(logmax), best
+        return -np.inf, np.full(lat.n, -1, dtype=np.int64)
+    return float(logmax), _dp.node_argmax(mu, np.ascontiguousarray(lat.cand_ptr, dtype=np.int32))
 
 
 #: :func:`viterbi_bounded`: the first pass keeps, per node, the candidates at least this share
@@ -291,7 +337,7 @@ BOUND_MARGIN = 1e-6
 
 
 def viterbi_bounded(lat: Lattice, grammar: Grammar, cand_p, phi, r2l: bool, n_punctemes: int,
-                    phi_checked: bool = False) -> Tuple[float, np.ndarray]:
+                    phi_checked: bool = False, stats: Optional[dict] = None) -> Tuple[float, np.ndarray]:
     """:func:`viterbi` with the candidates that cannot be in a best derivation removed first;
     the best derivation (the chosen candidate of every node, as indices into ``lat``) is the
     same, and so is its log-probability up to rounding.
@@ -308,24 +354,48 @@ def viterbi_bounded(lat: Lattice, grammar: Grammar, cand_p, phi, r2l: bool, n_pu
     the candidates of best derivations in ``lat``'s order.  Where the first pass finds no
     derivation (or a node has no candidate of positive probability) this is plain
     :func:`viterbi`.  On en_ewt dev sentences the kept candidates are about 5 % of the lattice.
-    ``n_punctemes``: the grammar's punctemes (for :func:`restrict_lattice`)."""
+    ``n_punctemes``: the grammar's punctemes (for :func:`restrict_lattice`).
+
+    The steps after the input checks run in one compiled call (``_dp.viterbi_bounded``: it runs
+    for every sentence analysed); :func:`_viterbi_bounded_py` is the same in NumPy, kept as
+    the reference the tests compare it with.  ``stats`` (a dict): ``stats["restricted"]`` is
+    increased by the number of restricted passes run (0 to 2)."""
     p = _check_p(lat, cand_p)
     ptr = np.asarray(lat.cand_ptr, dtype=np.int64)
     if lat.n_candidates == 0 or not (ptr[1:] > ptr[:-1]).all():
         return viterbi(lat, grammar, p, phi, r2l, phi_checked)
+    _check_grammar(lat, grammar)  # the restricted lattices use no more than lat
+    if not phi_checked:
+        phi = _check_phi(grammar, phi)
+    logbest, best, passes = _dp.viterbi_bounded(lat, grammar, p, phi, bool(r2l), int(n_punctemes),
+                                                BOUND_SHARE, BOUND_MARGIN)
+    if stats is not None:
+        stats["restricted"] = stats.get("restricted", 0) + passes
+    return logbest, best
+
+
+def _viterbi_bounded_py(lat: Lattice, grammar: Grammar, cand_p, phi, r2l: bool, n_punctemes: int,
+                        phi_checked: bool = False) -> Tuple[float, np.ndarray]:
+    """:func:`viterbi_bounded` in NumPy (the code before ``_dp.viterbi_bounded``): the
+    reference of ``tests/inference/test_viterbi_bounded.py``."""
+    p = _check_p(lat, cand_p)
+    ptr = np.asarray(lat.cand_ptr, dtype=np.int64)
+    if lat.n_candidates == 0 or not (ptr[1:] > ptr[:-1]).all():
+        return viterbi(lat, grammar, p, phi, r2l, phi_checked)
+    _check_grammar(lat, grammar)  # the restricted lattices use no more than lat
     if not phi_checked:
         phi = _check_phi(grammar, phi)
     top = np.maximum.reduceat(p, ptr[:-1])
     if not (top > 0).all():  # a node without a possible candidate: p(x|T) = 0
-        return viterbi(lat, grammar, p, phi, r2l, True)
+        return _viterbi_checked(lat, grammar, p, phi, r2l)
     node = np.asarray(lat.cand_node, dtype=np.int64)
     first = p >= BOUND_SHARE * top[node]
     if first.all():
-        return viterbi(lat, grammar, p, phi, r2l, True)
+        return _viterbi_checked(lat, grammar, p, phi, r2l)
     lat1 = restrict_lattice(lat, first, n_punctemes)
-    low, best1 = viterbi(lat1, grammar, p[first], phi, r2l, True)
+    low, best1 = _viterbi_checked(lat1, grammar, p[first], phi, r2l)
     if not np.isfinite(low):
-        return viterbi(lat, grammar, p, phi, r2l, True)
+        return _viterbi_checked(lat, grammar, p, phi, r2l)
     log_top = np.log(top)
     with np.errstate(divide="ignore"):
         bound = np.log(p) + (log_top.sum() - log_top[node])
@@ -333,12 +403,12 @@ def viterbi_bounded(lat: Lattice, grammar: Grammar, cand_p, phi, r2l: bool, n_pu
     if not (keep & ~first).any():  # the first pass held every candidate that can win
         idx, logbest, best = np.flatnonzero(first), low, best1
     elif keep.all():
-        return viterbi(lat, grammar, p, phi, r2l, True)
+        return _viterbi_checked(lat, grammar, p, phi, r2l)
     else:
         idx = np.flatnonzero(keep)
-        logbest, best = viterbi(restrict_lattice(lat, keep, n_punctemes), grammar, p[keep], phi, r2l, True)
+        logbest, best = _viterbi_checked(restrict_lattice(lat, keep, n_punctemes), grammar, p[keep], phi, r2l)
     if not np.isfinite(logbest):  # cannot happen (the kept lattice holds a derivation): be plain
-        return viterbi(lat, grammar, p, phi, r2l, True)
+        return _viterbi_checked(lat, grammar, p, phi, r2l)
     return logbest, idx[best]
 
 

@@ -114,7 +114,7 @@ import numpy as np
 from spacy.lang.lex_attrs import word_shape
 
 from spacy_punctgen.data.inventory import PunctInventory, relation_key
-from spacy_punctgen.data.trees import forest
+from spacy_punctgen.data.trees import Forest, forest
 from spacy_punctgen.errors import Errors
 
 # ---------------------------------------------------------------------------
@@ -563,6 +563,8 @@ def _global_shapes(x: Node):
 
 #: templates that look at the observed surface punctuation inside the constituent
 SURFACE_TEMPLATES = frozenset(_SURFACE)
+#: the functions of :data:`DEFAULT_TEMPLATES` in registry order (see :func:`_default_contexts`)
+_DEFAULT_FNS = tuple(TEMPLATES[t] for t in TEMPLATES if t in DEFAULT_TEMPLATES)
 assert set(TEMPLATES) == set(ALL_TEMPLATES), set(TEMPLATES) ^ set(ALL_TEMPLATES)
 
 _EDGE = {(True, True): "both", (True, False): "first", (False, True): "last", (False, False): "none"}
@@ -594,18 +596,21 @@ def _relation(deprel: str) -> Tuple[str, str]:
     return rel
 
 
-def node_contexts(sentence, inventory: PunctInventory, templates: Sequence[str]) -> List[List[str]]:
+def node_contexts(sentence, inventory: PunctInventory, templates: Sequence[str],
+                  fo: Optional[Forest] = None) -> List[List[str]]:
     """The context strings of every node of one :class:`PunctSentence` (see the docstring table).
 
     A node's contexts are those of the enabled ``templates`` in :data:`TEMPLATES` order
-    (``rel`` always comes first); an unknown name raises E217.
+    (``rel`` always comes first); an unknown name raises E217.  ``fo``: the sentence's
+    :func:`forest`, when the caller has it.
     """
     fns, needs = _plan(templates)
     x = Node()
     x.sentence, x.slots = sentence, sentence.slots
     x.heads = heads = list(sentence.heads)
     x.n = n = len(heads)
-    fo = forest(heads)
+    if fo is None:
+        fo = forest(heads)
     x.children, x.roots = children, _ = fo.children, fo.roots
     x.lo, x.hi, x.depth = lo, hi, depth = fo.first, fo.last, fo.depth
     x.upos = upos = list(sentence.upos)
@@ -613,6 +618,8 @@ def node_contexts(sentence, inventory: PunctInventory, templates: Sequence[str])
     x.full = [f for f, _ in rels]
     x.base = base = [k for _, k in rels]
     x.words = words = [inventory.word(w) for w in sentence.words] if WORDS in needs else None
+    if fns == _DEFAULT_FNS:  # the shipped models' templates: one loop instead of a call per template
+        return _default_contexts(n, heads, upos, x.full, base, words, children, fo.roots, lo, hi, depth)
     x.shapes = [word_shape(w) for w in sentence.words] if SHAPES in needs else None
     x.start_at = x.end_at = x.pword = x.nword = x.punct_in = None
     if START_END in needs:  # outermost constituent starting / ending at each word
@@ -644,6 +651,77 @@ def node_contexts(sentence, inventory: PunctInventory, templates: Sequence[str])
         ctx: List[str] = []
         for fn in fns:
             ctx += fn(x)
+        out.append(ctx)
+    return out
+
+
+_LEN_BUCKETS = [_len_bucket(k) for k in range(18)]
+
+
+def _default_contexts(n, heads, upos, full, base, words, children, roots, lo, hi, depth) -> List[List[str]]:
+    """:func:`node_contexts` for :data:`DEFAULT_TEMPLATES`: the registry's templates written out
+    in one loop, the same strings in the same order (``tests/model/test_feature_registry.py``
+    compares the two on every sentence of the sample); it runs for every sentence analysed."""
+    # each node's adjacent siblings (the registry's ``sib``: its parent's children and the
+    # parent itself, in word order; the roots for a root), once per sentence
+    lsib: List[str] = ["NONE"] * n
+    rsib: List[str] = ["NONE"] * n
+    for h in range(-1, n):
+        if h < 0:
+            group = roots
+        else:
+            kids = children[h]
+            if not kids:
+                continue
+            group = sorted(kids + [h])
+        last = len(group) - 1
+        for k, v in enumerate(group):
+            if v == h:
+                continue
+            if k > 0:
+                u = group[k - 1]
+                lsib[v] = "HEAD" if u == h else base[u]
+            if k < last:
+                u = group[k + 1]
+                rsib[v] = "HEAD" if u == h else base[u]
+    out: List[List[str]] = []
+    buckets = _LEN_BUCKETS
+    for w in range(n):
+        d = base[w]
+        h = heads[w]
+        a = lo[w]
+        b = hi[w]
+        kids = children[w]
+        u = upos[w]
+        if h < 0:
+            side = "root"
+            prel = pupos = pprel = "ROOT"
+        else:
+            side = "L" if w < h else "R"
+            prel = base[h]
+            pupos = upos[h]
+            g = heads[h]
+            pprel = base[g] if g >= 0 else "ROOT"
+        lout = upos[a - 1] if a > 0 else "BOS"
+        rout = upos[b + 1] if b + 1 < n else "EOS"
+        edge = _EDGE[a == 0, b == n - 1]
+        pword = words[a - 1] if a > 0 else "BOS"
+        nword = words[b + 1] if b + 1 < n else "EOS"
+        f = full[w]
+        ctx = [d, f"{d}|full={f}"] if f != d else [d]
+        ctx += (f"{d}|upos={u}", f"{d}|dir={side}", f"{d}|dir={side}|upos={u}",
+                f"{d}|prel={prel}|pupos={pupos}", f"{d}|prel={prel}|pprel={pprel}",
+                f"{d}|depth={min(depth[w], 3)}")
+        if kids:
+            ctx += [f"{d}|child={rel}" for rel in sorted({base[c] for c in kids})]
+            ctx += [f"{d}|child={rel}|side={sd}" for rel, sd in sorted({(base[c], "L" if c < w else "R") for c in kids})]
+        k = b - a + 1
+        ctx += (f"{d}|nkids={min(len(kids), 4)}", f"{d}|lsib={lsib[w]}", f"{d}|rsib={rsib[w]}",
+                f"{d}|lout={lout}", f"{d}|lin={upos[a]}", f"{d}|rin={upos[b]}", f"{d}|rout={rout}",
+                f"{d}|lout={lout}|rout={rout}", f"{d}|edge={edge}",
+                f"{d}|len={buckets[k] if k < 18 else '17+'}", f"{d}|word={words[w]}",
+                f"{d}|fword={words[a]}", f"{d}|lword={words[b]}", f"{d}|pword={pword}", f"{d}|nword={nword}",
+                "*", f"*|edge={edge}", f"*|upos={u}")
         out.append(ctx)
     return out
 
@@ -782,9 +860,10 @@ class FeatureExtractor:
     def unit_relation(self, uid: int) -> int:
         return self._unit_rel[uid]
 
-    def sentence_units(self, sentence) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """``(rel_ids[n], unit_ptr[n+1], unit_ids[E])``: each node's relation table and context units."""
-        ctxs = node_contexts(sentence, self.inventory, self.config.templates)
+    def sentence_units(self, sentence, fo: Optional[Forest] = None) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``(rel_ids[n], unit_ptr[n+1], unit_ids[E])``: each node's relation table and context
+        units (``fo``: the sentence's :func:`forest`, when the caller has it)."""
+        ctxs = node_contexts(sentence, self.inventory, self.config.templates, fo)
         rids = [self.relation_id(d) for d in sentence.deprels]
         ptr = [0]
         units: List[int] = []

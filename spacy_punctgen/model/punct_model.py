@@ -43,7 +43,8 @@ import numpy as np
 from spacy_punctgen.data.inventory import PunctInventory
 from spacy_punctgen.data.preprocess import PunctSentence
 from spacy_punctgen.errors import Errors
-from spacy_punctgen.inference.dp import Grammar, Lattice, build_lattice, log_prob as dp_log_prob
+from spacy_punctgen.data.trees import forest, tree_structure
+from spacy_punctgen.inference.dp import Grammar, Lattice, build_lattice_tables, log_prob as dp_log_prob
 from spacy_punctgen.model import analysis, serialize
 from spacy_punctgen.model.attach import AttachForward, AttachScorer, Backprop
 from spacy_punctgen.model.backoff import backoff_log_q, backoff_mixture, fit_backoff
@@ -71,7 +72,7 @@ class Prepared:
     units: np.ndarray  # int64 (E,)
     lattice: Lattice
     tilt: np.ndarray  # float64 (K,): 1.0 for lattice candidates holding an unmatched mark
-    slot_syms: List[List[int]]
+    slot_syms: List[Tuple[int, ...]]  # per slot its symbol ids (slot 0 starts with ^ = 0)
     smoothed: bool = False  # candidates include the smoothing pairs (evaluation only)
     cand_extra: Optional[np.ndarray] = None  # smoothed: bool (K,), candidate is a smoothing pair
     cand_share: Optional[np.ndarray] = None  # smoothed: float64 (K,), 1 / #smoothing pairs of its node
@@ -94,6 +95,8 @@ class _RelArrays:
     offset: np.ndarray  # int64 (R,): where relation r's rows start in ``unmatched``
     n_extra: np.ndarray  # float64 (R,): number of smoothing pairs (0 when not smoothed)
     unmatched: np.ndarray  # float64 (Σ P,): the tables' ``unmatched`` flags, concatenated
+    tab_ptr: np.ndarray  # int64 (R+1,): relation r's candidates are rows tab_ptr[r]:tab_ptr[r+1] of tab_pairs
+    tab_pairs: np.ndarray  # int64 (Σ len(cands), 2): ``cands``, concatenated
 
 
 class PunctModel:
@@ -168,12 +171,20 @@ class PunctModel:
         ``W_d`` plus the smoothing pairs (see :meth:`smoothing_pairs`).
         """
         inv = self.inventory
-        rel_ids, ptr, units = self.extractor.sentence_units(sentence)
-        slot_syms = [[0] + [inv.symbol_id(t) for t in sentence.slots[0]]]
-        slot_syms += [[inv.symbol_id(t) for t in sl] for sl in sentence.slots[1:]]
+        heads = list(sentence.heads)
+        try:  # one traversal of the tree for the features and the lattice
+            fo = forest(heads)
+            structure = tree_structure(heads, fo)
+        except ValueError:  # build_lattice names the fault (after checking the slots)
+            fo = structure = None
+        rel_ids, ptr, units = self.extractor.sentence_units(sentence, fo)
+        sym = inv.symbol_id
+        # tuples: the collector untracks them at once (lists of every analysed sentence's
+        # slots were promoted to its oldest generation, and made it walk the whole process)
+        slot_syms = [(0, *map(sym, sentence.slots[0]))]
+        slot_syms += [tuple(map(sym, sl)) if sl else () for sl in sentence.slots[1:]]
         rt = self._rel_arrays(smoothed)
-        cands = [rt.cands[r] for r in rel_ids.tolist()]
-        lat = build_lattice(self.grammar, list(sentence.heads), slot_syms, cands)
+        lat = build_lattice_tables(self.grammar, heads, slot_syms, rel_ids, rt.tab_ptr, rt.tab_pairs, structure)
         tilt = np.zeros(lat.n_candidates, dtype=np.float64)
         extra = share = None
         if lat.n_candidates:
@@ -206,7 +217,10 @@ class PunctModel:
                 cands = [t.pairs for t in tables]
                 n_extra = np.zeros(len(tables), dtype=np.float64)
             unm = np.concatenate([t.unmatched for t in tables]) if tables else np.zeros(0)
-            got = cache[smoothed] = _RelArrays(cands, sizes, offset, n_extra, unm)
+            tab_ptr = np.zeros(len(cands) + 1, dtype=np.int64)
+            np.cumsum([len(c) for c in cands], out=tab_ptr[1:])
+            tab_pairs = np.ascontiguousarray(np.concatenate(cands) if cands else np.zeros((0, 2)), dtype=np.int64)
+            got = cache[smoothed] = _RelArrays(cands, sizes, offset, n_extra, unm, tab_ptr, tab_pairs.reshape(-1, 2))
         return got
 
     def _as_prepared(self, sentence: Union[PunctSentence, "Prepared"]) -> "Prepared":

@@ -102,6 +102,7 @@ from typing import Any, Callable, Dict, Iterable, List, Optional, Tuple, Union
 import numpy as np
 import srsly
 from spacy import util
+from spacy.attrs import IDX
 from spacy.language import Language
 from spacy.pipeline import TrainablePipe
 from spacy.tokens import Doc, Token
@@ -464,9 +465,10 @@ class PunctGen(TrainablePipe):
                   if ps is not None]  # only punctuation: nothing sprouts it
                  for doc in docs]
         viewed, unseen_slots = [], []
+        unseen_tok = self._unseen
         for doc_sents in sents:
             for _, ps, _ in doc_sents:
-                unseen = {i for i, x in enumerate(ps.slots) if any(self._unseen(t) for t in x)}
+                unseen = {i for i, x in enumerate(ps.slots) if x and any(map(unseen_tok, x))}
                 if unseen:
                     ps = dataclasses.replace(ps, slots=[tuple(t for t in x if not self._unseen(t)) if i in unseen
                                                         else x for i, x in enumerate(ps.slots)])
@@ -485,9 +487,9 @@ class PunctGen(TrainablePipe):
                     entries.append({"sentence": si, "slot": i, "after": word_tokens[i - 1] if i else None,
                                     "underlying": tuple(u[i]) if u[i] is not None and i not in unseen else None,
                                     "surface": tuple(x)})
-                if lr is not None:
-                    for w, tok_i in enumerate(word_tokens):
-                        tokens[tok_i] = (tuple(lr[w][0]), tuple(lr[w][1]))
+                if lr is not None:  # (tuple, tuple) pairs already (model.puncteme's)
+                    tokens.update(zip(word_tokens, (pair if type(pair[0]) is tuple and type(pair[1]) is tuple
+                                                    else (tuple(pair[0]), tuple(pair[1])) for pair in lr)))
             out.append({"underlying_punct": entries, "tokens": tokens})
         return out
 
@@ -584,10 +586,16 @@ class PunctGen(TrainablePipe):
                 doc._.restored_text = insert_punctuation(doc).text
                 continue
             doc._.underlying_punct = res["underlying_punct"]
-            doc.user_data.pop(_doc_key("punct_logprob"), None)  # computed when first read
-            doc.user_data[_PENDING_KEY] = self._token
-            for tok in doc:
-                tok._.punct_left, tok._.punct_right = res["tokens"].get(tok.i, (None, None))
+            data = doc.user_data
+            data.pop(_doc_key("punct_logprob"), None)  # computed when first read
+            data[_PENDING_KEY] = self._token
+            # what ``tok._.punct_left, tok._.punct_right = ...`` stores, written at once (the
+            # extension's setter per token was a tenth of the analysis)
+            get, none = res["tokens"].get, (None, None)
+            for i, idx in enumerate(doc.to_array(IDX).tolist()):
+                left, right = get(i, none)
+                data[("._.", "punct_left", idx, None)] = left
+                data[("._.", "punct_right", idx, None)] = right
 
     # ------------------------------------------------------------- training
     def initialize(self, get_examples: Callable[[], Iterable[Example]], *, nlp: Optional[Language] = None

@@ -1,6 +1,8 @@
 """``viterbi_bounded`` (Viterbi after removing the candidates that no best derivation can use)
 chooses exactly what plain ``viterbi`` chooses: on random problems (brute force included) and on
-real sentences under the shipped model (the sample always, en_ewt dev where ../shared is)."""
+real sentences under the shipped model (the sample always, en_ewt dev where ../shared is).  Its
+compiled steps (``_dp.viterbi_bounded``) give exactly what the NumPy code they replaced gives
+(``dp._viterbi_bounded_py``, which still restricts through ``restrict_lattice``)."""
 import math
 from pathlib import Path
 
@@ -22,25 +24,33 @@ EWT = ROOT.parent / "shared" / "ud" / "en_ewt"
 
 
 class _Counter:
-    """Counts :func:`restrict_lattice` calls (each pruned pass makes one)."""
+    """Counts the restricted passes: the compiled path's (``stats``) and the NumPy reference's
+    :func:`restrict_lattice` calls (each pruned pass makes one); the two must agree."""
 
     def __init__(self):
         self.calls = 0
+        self.stats = {}
 
     def __call__(self, *args, **kw):
         self.calls += 1
         return restrict_lattice(*args, **kw)
 
 
-def _same(lat, g, cand_p, phi, r2l):
+def _same(lat, g, cand_p, phi, r2l, counter=None):
     ref_lp, ref = viterbi(lat, g, cand_p, phi, r2l)
-    lp, best = viterbi_bounded(lat, g, cand_p, phi, r2l, len(g.punctemes))
+    stats = counter.stats if counter is not None else None
+    lp, best = viterbi_bounded(lat, g, cand_p, phi, r2l, len(g.punctemes), stats=stats)
     assert best.dtype == ref.dtype
     assert np.array_equal(best, ref)
     if math.isfinite(ref_lp):
         assert lp == pytest.approx(ref_lp, rel=1e-12, abs=1e-12)
     else:
         assert lp == -math.inf
+    py_lp, py_best = dp._viterbi_bounded_py(lat, g, cand_p, phi, r2l, len(g.punctemes))
+    assert py_best.dtype == best.dtype and np.array_equal(py_best, best)
+    assert py_lp == lp or (math.isnan(py_lp) and math.isnan(lp))  # the same passes: equal to the bit
+    if counter is not None:
+        assert counter.stats.get("restricted", 0) == counter.calls
     return ref_lp, ref
 
 
@@ -72,7 +82,7 @@ def test_random_problems_prune_something(monkeypatch):
         rng = np.random.default_rng(seed)
         g, _, _, _, _, phi, lat, cand_p = random_problem(rng, n=int(rng.integers(1, 9)), max_cands=8,
                                                          p_empty=0.3)
-        _same(lat, g, cand_p ** rng.uniform(1.0, 6.0), phi, bool(seed % 2))
+        _same(lat, g, cand_p ** rng.uniform(1.0, 6.0), phi, bool(seed % 2), counter)
     assert counter.calls >= 20
 
 
@@ -95,7 +105,7 @@ def _check_sentences(model, sents, monkeypatch) -> int:
         preps = [model.prepare(s, smoothed) for s in sents]
         fwd, pos, _ = model._forward(preps)
         for prep, ps in zip(preps, pos):
-            _same(prep.lattice, model.grammar, model._cand_p(fwd, prep, ps), phi, model.r2l)
+            _same(prep.lattice, model.grammar, model._cand_p(fwd, prep, ps), phi, model.r2l, counter)
     return counter.calls
 
 

@@ -82,3 +82,36 @@ def test_unknown_template_is_refused_by_name(sample):
     splits, inventory = sample
     with pytest.raises(ValueError, match="no_such_template"):
         F.node_contexts(splits["dev"][0], inventory, ("rel", "no_such_template"))
+
+
+def _registry_and_fused(sentences, inventory, monkeypatch):
+    fused = [F.node_contexts(s, inventory, F.DEFAULT_TEMPLATES) for s in sentences]
+    with monkeypatch.context() as m:
+        m.setattr(F, "_DEFAULT_FNS", ())  # no fused path: one call per registered template
+        registry = [F.node_contexts(s, inventory, F.DEFAULT_TEMPLATES) for s in sentences]
+    return fused, registry
+
+
+def test_fused_default_contexts_equal_the_registry(sample, monkeypatch):
+    """The default templates' one-loop path (``_default_contexts``, what analysis runs) gives
+    the registry's strings in the registry's order, on every sentence of the sample."""
+    splits, inventory = sample
+    sents = splits["train"] + splits["dev"]
+    fused, registry = _registry_and_fused(sents, inventory, monkeypatch)
+    assert fused == registry
+    assert sum(len(c) for cs in fused for c in cs) > 1000
+
+
+EWT = Path(__file__).resolve().parents[3] / "shared" / "ud" / "en_ewt"
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not EWT.is_dir(), reason="needs ../shared/ud/en_ewt")
+def test_fused_default_contexts_equal_the_registry_on_ewt(sample, monkeypatch):
+    from spacy_punctgen.data.conllu import resolve_split
+    from spacy_punctgen.data.preprocess import preprocess_file
+
+    _, inventory = sample
+    sents = [s for split in ("train", "dev") for s in preprocess_file(resolve_split(str(EWT), split))[0]]
+    fused, registry = _registry_and_fused(sents, inventory, monkeypatch)
+    assert fused == registry
