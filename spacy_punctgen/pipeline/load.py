@@ -114,8 +114,8 @@ def load(lang: str = "en", mode: str = "restore", *, parser: Optional[PathLike] 
 
     ``parser``: another spaCy pipeline folder or package name with a UD parser (default: the
     shipped one); ``model``: another punctuation model folder (default: the one shipped for
-    ``lang``; in restore mode with the shipped parser, the restoration model trained on that
-    parser's analysis of unpunctuated streams, :func:`~spacy_punctgen.pipeline.shipped.restore_model_path`); ``config``: further ``punctgen`` settings (e.g. ``{"restore_method": "exact"}``);
+    ``lang``; in restore mode with the shipped parser (``parser`` None or its folder), the
+    restoration model trained on that parser's analysis of unpunctuated streams, :func:`~spacy_punctgen.pipeline.shipped.restore_model_path`); ``config``: further ``punctgen`` settings (e.g. ``{"restore_method": "exact"}``);
     ``chunk_chars``/``progress``: long texts, see :func:`spacy_punctgen.pipeline.stream.streaming`;
     ``truecase``: True adds the shipped truecaser after ``punctgen`` (``doc._.restored_text``
     comes out capitalised, ``doc._.truecased_text`` holds the input re-cased), a path adds that
@@ -140,7 +140,7 @@ def load(lang: str = "en", mode: str = "restore", *, parser: Optional[PathLike] 
     settings["mode"] = mode
     if model is not None:
         settings["model"] = str(model)
-    elif mode == "restore" and parser is None:  # the model trained on this parser's own trees
+    elif mode == "restore" and _is_shipped_parser(lang, parser):  # trained on this parser's own trees
         settings["model"] = str(restore_model_path(lang))
     if mode == "restore":
         keep_words_whole(nlp)
@@ -163,6 +163,16 @@ def _load_parser(lang: str, parser: Optional[PathLike]):
     if "parser" not in nlp.pipe_names:
         raise ValueError(Errors.E053.format(path=source, pipes=", ".join(nlp.pipe_names)))
     return nlp
+
+
+def _is_shipped_parser(lang: str, parser: Optional[PathLike]) -> bool:
+    """No parser given, or the folder of the one shipped for ``lang``."""
+    if parser is None:
+        return True
+    try:
+        return Path(parser).resolve() == shipped_parser_path(lang).resolve()
+    except (OSError, ValueError):
+        return False
 
 
 def restore_parser(lang: str = "en", parser: Optional[PathLike] = None):

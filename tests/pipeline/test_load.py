@@ -199,7 +199,7 @@ def test_ship_parser_writes_a_loadable_pipeline_with_its_licence(tmp_path):
 
 
 @needs_parser
-def test_restore_uses_the_model_trained_on_the_shipped_parsers_streams(restorer, offline):
+def test_restore_uses_the_model_trained_on_the_shipped_parsers_streams(restorer, offline, tiny_parser):
     """Restore mode with the shipped parser: the restoration model trained on that parser's
     analysis of unpunctuated streams; analysis, correction and another parser: the model of
     gold trees (the component's default)."""
@@ -209,7 +209,9 @@ def test_restore_uses_the_model_trained_on_the_shipped_parsers_streams(restorer,
     assert stream_model.name == SHIPPED_RESTORE["en"] and stream_model != default_model_path("en")
     assert restorer.get_pipe("punctgen").cfg["model"] == str(stream_model)
     assert load("en", mode="analyze").get_pipe("punctgen").cfg["model"] is None  # the default model
-    other = load("en", parser=PARSER)  # any parser given: its trees are not the stream model's
+    same = load("en", parser=PARSER)  # the shipped parser's folder named: the same pipeline
+    assert same.get_pipe("punctgen").cfg["model"] == str(stream_model)
+    other = load("en", parser=tiny_parser())  # another parser: its trees are not the stream model's
     assert other.get_pipe("punctgen").cfg["model"] is None
     own = load("en", model=default_model_path("en"))
     assert own.get_pipe("punctgen").cfg["model"] == str(default_model_path("en"))
