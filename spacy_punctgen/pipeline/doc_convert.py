@@ -31,7 +31,7 @@ UD_RELATIONS = {
     "conj", "cop", "csubj", "dep", "det", "discourse", "dislocated", "expl", "fixed", "flat",
     "goeswith", "iobj", "list", "mark", "nmod", "nsubj", "nummod", "obj", "obl", "orphan",
     "parataxis", "punct", "reparandum", "root", "vocative", "xcomp",
-    "dobj", "nsubjpass", "csubjpass", "auxpass", "mwe", "name", "neg", "remnant",
+    "dobj", "nsubjpass", "csubjpass", "auxpass", "foreign", "mwe", "name", "neg", "remnant",
 }
 
 

@@ -27,6 +27,26 @@ def test_non_ud_labels_are_a_clear_error(nlp):
         nlp(doc)
 
 
+def test_every_universal_relation_of_the_ud_treebanks_here_is_accepted():
+    """UD v1 relations too (``foreign``, ``dobj``, ``name``: the paper's UD 1.4 data); the set is
+    every label prefix of the treebanks in ../shared/ud (checked there when present)."""
+    from pathlib import Path
+
+    from spacy_punctgen.pipeline.doc_convert import UD_RELATIONS
+
+    assert {"foreign", "dobj", "name", "obj", "flat", "nsubjpass"} <= UD_RELATIONS
+    ud = Path(__file__).resolve().parents[3] / "shared" / "ud"
+    if not ud.is_dir():
+        pytest.skip("../shared/ud absent: only the listed v1/v2 relations checked")
+    seen = set()
+    for path in ud.glob("*/*.conllu"):
+        for line in path.open(encoding="utf-8"):
+            cols = line.split("\t")
+            if len(cols) == 10 and cols[0].isdigit() and cols[7] != "_":
+                seen.add(cols[7].split(":", 1)[0].lower())
+    assert seen <= UD_RELATIONS, sorted(seen - UD_RELATIONS)
+
+
 def test_bad_model_path_names_the_path(tmp_path):
     with pytest.raises(ValueError, match="E004.*nothing-here"):
         spacy.blank("en").add_pipe("punctgen", config={"model": str(tmp_path / "nothing-here")})
