@@ -1,6 +1,7 @@
 """Training sentences from the stream parser's own analysis (spacy_punctgen/pipeline/stream_training.py):
 every word kept in order, every gold mark in the slot after the word it follows, errors for bad input."""
 import random
+from pathlib import Path
 
 import pytest
 
@@ -8,7 +9,7 @@ from spacy_punctgen.data.preprocess import preprocess_file
 from spacy_punctgen.pipeline.load import restore_parser
 from spacy_punctgen.pipeline.stream_training import AlignmentCounts, stream_training_sentences
 
-from tests.conftest import SAMPLE
+SAMPLE = Path(__file__).resolve().parents[2] / "assets" / "sample"
 
 
 @pytest.fixture(scope="module")

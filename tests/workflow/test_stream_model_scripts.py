@@ -7,7 +7,7 @@ from pathlib import Path
 
 from spacy_punctgen.model.punct_model import PunctModel
 
-from tests.conftest import SAMPLE
+SAMPLE = Path(__file__).resolve().parents[2] / "assets" / "sample"
 
 ROOT = Path(__file__).resolve().parents[2]
 
