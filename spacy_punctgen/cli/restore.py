@@ -186,11 +186,12 @@ def _restore_distributed(args, lines: list[str]) -> tuple:
 
 
 def _restore_with_parser(args, lines: List[str]) -> tuple:
-    """Each line parsed whole by ``--parser``, then restored (the model: ``--model`` or the shipped one)."""
+    """Each line parsed whole by ``--parser``, then restored (the model: ``--model``, else the one
+    that restores from that parser's trees, :func:`~spacy_punctgen.pipeline.load.restore_model_for`)."""
     from spacy_punctgen.model.punct_model import PunctModel
-    from spacy_punctgen.pipeline.shipped import default_model_path
+    from spacy_punctgen.pipeline.load import restore_model_for
 
-    model = PunctModel.from_disk(args.model if args.model is not None else default_model_path(args.lang))
+    model = PunctModel.from_disk(args.model if args.model is not None else restore_model_for(args.lang, args.parser))
     nlp = _load_parser(args.parser)
     if args.max_length is not None:
         nlp.max_length = args.max_length

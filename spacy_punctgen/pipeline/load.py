@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any, Callable, Dict, Optional, TextIO, Union
 
 from spacy_punctgen.errors import Errors
-from spacy_punctgen.pipeline.shipped import MODELS_DIR, restore_model_path, write_shipped
+from spacy_punctgen.pipeline.shipped import MODELS_DIR, default_model_path, restore_model_path, write_shipped
 from spacy_punctgen.pipeline.stream import DEFAULT_CHUNK_CHARS
 
 PathLike = Union[str, Path]
@@ -141,7 +141,7 @@ def load(lang: str = "en", mode: str = "restore", *, parser: Optional[PathLike] 
     if model is not None:
         settings["model"] = str(model)
     elif mode == "restore" and _is_shipped_parser(lang, parser):  # trained on this parser's own trees
-        settings["model"] = str(restore_model_path(lang))
+        settings["model"] = str(restore_model_for(lang, parser))
     if mode == "restore":
         keep_words_whole(nlp)
         if kbest > 1:
@@ -173,6 +173,12 @@ def _is_shipped_parser(lang: str, parser: Optional[PathLike]) -> bool:
         return Path(parser).resolve() == shipped_parser_path(lang).resolve()
     except (OSError, ValueError):
         return False
+
+
+def restore_model_for(lang: str = "en", parser: Optional[PathLike] = None) -> Path:
+    """The punctuation model that restores from ``parser``'s trees: the shipped restoration model
+    for the shipped parser (``parser`` None or its folder), else the model of gold trees."""
+    return restore_model_path(lang) if _is_shipped_parser(lang, parser) else default_model_path(lang)
 
 
 def restore_parser(lang: str = "en", parser: Optional[PathLike] = None):

@@ -266,3 +266,14 @@ def test_keep_words_whole_joins_a_token_match_with_global_flags_and_skips_other_
     assert scoped_pattern(_re.compile("ab")) == "(?:ab)"
     zh = spacy.blank("zh")
     keep_words_whole(zh)  # no error, nothing to do
+
+
+def test_restore_model_for_follows_the_parser(tiny_parser):
+    from spacy_punctgen.pipeline.load import restore_model_for
+    from spacy_punctgen.pipeline.shipped import default_model_path, restore_model_path
+
+    assert restore_model_for("en") == restore_model_path("en")
+    if PARSER is not None:
+        assert restore_model_for("en", PARSER) == restore_model_path("en")
+    assert restore_model_for("en", tiny_parser()) == default_model_path("en")
+    assert restore_model_for("en", "not-a-folder") == default_model_path("en")
