@@ -472,6 +472,8 @@ class Errors:
     E881 = "[E881] word {index} of the stream is not a word ({word!r}): give a non-empty string per word"
     E882 = ("[E882] the marks after word {index} must be a string (marks separated by spaces, '' for none), "
             "not {mark!r}")
+    E884 = ("[E884] crf_lexical on the whole of {path} (--whole-file) needs --train with the TED .tsv file it "
+            "trains on")
     E883 = ("[E883] the parsed pieces of the stream do not cover its text at character {offset} (the parser's "
             "tokenizer changed the text?)")
 

@@ -38,6 +38,10 @@ def _arguments(p: argparse.ArgumentParser) -> None:
                    help="CoNLL-U: keep the words' case (default: lowercased streams, as paper 003)")
     p.add_argument("--train-share", type=bounded(float, 0, 1, low_open=True, high_open=True), default=0.8, help="TED: share of the words in the training block")
     p.add_argument("--unit-words", type=positive_int, default=500, help="TED: words per scoring unit")
+    p.add_argument("--whole-file", action="store_true",
+                   help="TED: score the whole file (an independent test set, e.g. IWSLT 2011) instead of its "
+                        "last 1 - --train-share; crf_lexical then trains on the first --train-share of the "
+                        "--train .tsv file")
     p.add_argument("--window", type=positive_int, default=200, help="TED: crf_lexical's window in words")
     p.add_argument("--limit", type=non_negative_int, default=0,
                    help="only the first N test streams (CoNLL-U) or dev words (TED); 0 = all")
@@ -62,13 +66,27 @@ def _units(args):
         from spacy_punctgen.data.ted import read_ted, split_blocks
 
         text = read_ted(args.test)
-        (t0, t1), (d0, d1) = split_blocks(text, args.train_share, args.test)
+        if args.whole_file:  # an independent test file: all of it scored; training from --train
+            d0, d1 = 0, len(text)
+            train_path = args.train if args.train and args.train.endswith(".tsv") else None
+            if args.system == "crf_lexical" and train_path is None:
+                raise ValueError(Errors.E884.format(path=args.test))
+            train_text = read_ted(train_path) if train_path else None
+            t0, t1 = split_blocks(train_text, args.train_share, train_path)[0] if train_text else (0, 0)
+        else:
+            train_path, train_text = args.test, text
+            (t0, t1), (d0, d1) = split_blocks(text, args.train_share, args.test)
         if args.limit:
             d1 = min(d1, d0 + args.limit)
-        dev, train = text.block(d0, d1), text.block(t0, t1)
+        dev = text.block(d0, d1)
         info = {"test": args.test, "train_block": [t0, t1], "dev_block": [d0, d1], "n_empty_dropped": text.n_empty,
                 "train_share": args.train_share, "unit_words": args.unit_words}
-        train_units = S.word_blocks(train.words, train.marks, args.window)
+        if args.whole_file:
+            info.update(whole_file=True, train_file=train_path)
+        train_units = None
+        if train_text is not None:
+            train = train_text.block(t0, t1)
+            train_units = S.word_blocks(train.words, train.marks, args.window)
         return [S.Stream(dev.words, dev.marks)], "ted", train_units, info
     from spacy_punctgen.data.conllu import resolve_split
     from spacy_punctgen.data.preprocess import preprocess_file

@@ -229,3 +229,48 @@ def test_shipped_system_with_another_parser_folder(tmp_path):
     assert given["scores"] == default["scores"]
     assert main(["evaluate-stream", "shipped", test, "--limit", "1", "--output", str(tmp_path / "x.json"),
                  "--parser", str(tmp_path / "no-such-parser")]) == 1
+
+
+def _ted_file(path, n_sentences, seed):
+    import random as _random
+
+    rng = _random.Random(seed)
+    vocab = ["we", "went", "home", "and", "then", "she", "said", "it", "was", "fine", "why", "not"]
+    lines = []
+    for _ in range(n_sentences):
+        words = [rng.choice(vocab) for _ in range(rng.randint(3, 9))]
+        for i, w in enumerate(words):
+            label = ("QUESTION" if w == "why" else "PERIOD") if i == len(words) - 1 else \
+                ("COMMA" if w == "then" else "O")
+            lines.append(f"{w}\t{label}")
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+def test_ted_whole_file_scores_every_word_and_trains_the_crf_on_train(tmp_path):
+    """--whole-file: an independent TED test file is scored whole; crf_lexical trains on the first
+    --train-share of the --train file (E884 without one)."""
+    from spacy_punctgen.cli import main
+    from spacy_punctgen.data.ted import read_ted, split_blocks
+
+    test = _ted_file(tmp_path / "test.tsv", 40, 1)
+    train = _ted_file(tmp_path / "train.tsv", 200, 2)
+    n = len(read_ted(test))
+    out = tmp_path / "trivial.json"
+    assert main(["evaluate-stream", "trivial", str(test), "--whole-file", "--unit-words", "50",
+                 "--output", str(out)]) == 0
+    report = json.loads(out.read_text())
+    assert report["dev_block"] == [0, n] and report["n_words"] == n and report["whole_file"] is True
+    assert main(["evaluate-stream", "crf_lexical", str(test), "--whole-file", "--output",
+                 str(tmp_path / "x.json")]) == 1
+    out = tmp_path / "crf.json"
+    assert main(["evaluate-stream", "crf_lexical", str(test), "--whole-file", "--train", str(train),
+                 "--max-iterations", "20", "--window", "50", "--output", str(out)]) == 0
+    report = json.loads(out.read_text())
+    (t0, t1), _ = split_blocks(read_ted(train), 0.8, str(train))
+    assert report["train_block"] == [t0, t1] and report["train_file"] == str(train)
+    assert report["n_words"] == n and report["train_words"] == t1 - t0
+    # without --whole-file the same test file is cut as before: its last 20 % scored
+    out = tmp_path / "cut.json"
+    assert main(["evaluate-stream", "trivial", str(test), "--output", str(out)]) == 0
+    assert json.loads(out.read_text())["dev_block"] == list(split_blocks(read_ted(test), 0.8, str(test))[1])
