@@ -29,7 +29,9 @@ marginal ``p(x_i | T)`` with the same pruning, then the per-slot MBR choice.
 * MBR: the strings ranked by (probability descending, string ascending); the first ``n_cand`` are
   the candidates, the first ``beam`` of (scaled) probability at least ``support_min`` the support
   (else the first string); the choice is the candidate of least ``Σ_s p(s)·d(c, s)`` (Levenshtein
-  distance over tokens; ties: the earlier candidate).
+  distance over tokens; ties: the earlier candidate), the empty string's ``p(s)`` times
+  ``empty_weight`` (1: the expected edit distance; below 1, a missed mark costs more than a
+  spurious one, for F1 rather than edit distance).
 
 The mathematics is mbr's; floating-point sums are taken in another order, so probabilities agree
 to about 1e-15 (relative) and choices are equal unless two candidates' risks tie to that precision.
@@ -300,6 +302,7 @@ cdef cppclass Work:
     int beam
     int n_cand
     double support_min
+    double empty_weight   # the empty string's weight in the risk (1: expected edit distance)
 
     __init__():
         _t_init(&this.tt1)
@@ -962,7 +965,10 @@ cdef int _group(Work* W, const int64_t* g_ptr, const int64_t* g_unit, int64_t g,
             r = 0.0
             for s in range(n_sup):
                 j = W.sup[s]
-                r += <double>_lev(W, i0, j) * marg.vals[j]
+                if W.soff[j + 1] == W.soff[j]:
+                    r += <double>_lev(W, i0, j) * marg.vals[j] * W.empty_weight
+                else:
+                    r += <double>_lev(W, i0, j) * marg.vals[j]
                 if r >= best_r:
                     break
             if r < best_r:
@@ -1009,7 +1015,7 @@ def slot_mbr(const int64_t[::1] s_ptr, const int64_t[::1] g_ptr, const int64_t[:
              const int64_t[::1] pm_ptr, const int32_t[::1] pm_sym, const double[:, :, ::1] phi, bint r2l,
              int bos, double prune, int64_t beam, int64_t n_cand, double support_min,
              bint marginals=False, object symbols=None, object factory=None, int64_t k_offset=0,
-             int64_t expand=0, int64_t wide=0, double rescale=0.0):
+             int64_t expand=0, int64_t wide=0, double rescale=0.0, double empty_weight=1.0):
     """Per-slot MBR choices (or, with ``marginals``, the whole slot marginals) of every slot of
     every sentence; layout and semantics: the module docstring.
 
@@ -1046,9 +1052,10 @@ def slot_mbr(const int64_t[::1] s_ptr, const int64_t[::1] g_ptr, const int64_t[:
     if S >= (1 << 30) or not (0 <= bos < S):
         raise _bad(f"'^' is symbol {bos}, outside 0..{S - 1}")
     if not (prune >= 0.0 and isfinite(prune)) or support_min != support_min or beam < 1 or n_cand < 1 \
-            or beam > (1 << 30) or n_cand > (1 << 30) or expand < 0 or wide < 0 or not (0.0 <= rescale <= 1.0):
+            or beam > (1 << 30) or n_cand > (1 << 30) or expand < 0 or wide < 0 or not (0.0 <= rescale <= 1.0) \
+            or not (empty_weight > 0.0 and isfinite(empty_weight)):
         raise _bad(f"prune={prune}, beam={beam}, n_cand={n_cand}, support_min={support_min}, "
-                   f"expand={expand}, wide={wide}, rescale={rescale}")
+                   f"expand={expand}, wide={wide}, rescale={rescale}, empty_weight={empty_weight}")
     for j in range(g_unit.shape[0]):
         if not (0 <= g_unit[j] < U):
             raise _bad(f"g_unit[{j}] = {g_unit[j]}, outside 0..{U - 1}")
@@ -1109,6 +1116,7 @@ def slot_mbr(const int64_t[::1] s_ptr, const int64_t[::1] g_ptr, const int64_t[:
     W.rescale = rescale
     W.n_cand = <int>n_cand
     W.support_min = support_min
+    W.empty_weight = empty_weight
     W.out_ptr.push_back(0)
     W.g_out.push_back(0)
     with nogil:

@@ -4,7 +4,7 @@ with trees from the shipped parser (TED has no treebank).
 Usage:
     python scripts/ted_punctgen.py TSV OUTPUT_MODEL [--train-share 0.8] [--limit-words 0]
         [--dev-share 0.1] [--epochs 2] [--direction r2l] [--max-seconds 0] [--metrics OUT.json]
-        [--trees punctuated|stream] [--parser DIR]
+        [--trees punctuated|stream] [--parser DIR] [--average]
 
 The training block of TSV (``spacy_punctgen.data.ted.split_blocks``, the same cut as
 ``evaluate-stream``) is written as lowercased text with its marks (``word,`` ``word.`` ``word?``),
@@ -35,6 +35,7 @@ def main(argv=None) -> int:
     p.add_argument("--epochs", type=int, default=2)
     p.add_argument("--direction", default="r2l")
     p.add_argument("--max-seconds", type=float, default=0.0)
+    p.add_argument("--average", action="store_true", help="averaged parameters (as the shipped en_ewt model)")
     p.add_argument("--metrics", default=None, help="write the training record here (JSON)")
     p.add_argument("--trees", choices=("punctuated", "stream"), default="punctuated",
                    help="parse the punctuated text (the parser's boundaries from the marks) or the "
@@ -72,13 +73,14 @@ def main(argv=None) -> int:
     n_dev = max(1, round(args.dev_share * len(sents)))
     train, dev = sents[:-n_dev], sents[-n_dev:]
     cfg = TrainConfig(direction=args.direction, epochs=args.epochs, lr=0.001, sentences_per_epoch=0,
-                      psi_keep_bias=3.0, psi_lr_scale=10.0, max_seconds=args.max_seconds)
+                      psi_keep_bias=3.0, psi_lr_scale=10.0, max_seconds=args.max_seconds,
+                      average=args.average)
     model, info = train_model(train, dev, cfg)
     model.to_disk(args.output)
     record = {"tsv": args.tsv, "train_block": [a, b], "words": b - a, "sentences_train": len(train),
               "sentences_dev": len(dev), "trees": args.trees,
               "parser": args.parser or "shipped", "parse_seconds": round(t_parse, 1),
-              "total_seconds": round(time.perf_counter() - t0, 1), "epochs": args.epochs,
+              "total_seconds": round(time.perf_counter() - t0, 1), "epochs": args.epochs, "average": args.average,
               "direction": args.direction, "output": args.output,
               **({"alignment": counts.as_dict()} if args.trees == "stream" else {}),
               "train_info": {k: v for k, v in info.items() if isinstance(v, (int, float, str))}}

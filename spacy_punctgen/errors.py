@@ -472,6 +472,9 @@ class Errors:
     E881 = "[E881] word {index} of the stream is not a word ({word!r}): give a non-empty string per word"
     E882 = ("[E882] the marks after word {index} must be a string (marks separated by spaces, '' for none), "
             "not {mark!r}")
+    E885 = "[E885] empty_weight must be a finite number above 0 (1: minimum expected edit distance), not {value!r}"
+    E886 = ("[E886] empty_weight other than 1 needs a deterministic decoder ('marginal' or 'exact'), not "
+            "{method!r}")
     E884 = ("[E884] crf_lexical on the whole of {path} (--whole-file) needs --train with the TED .tsv file it "
             "trains on")
     E883 = ("[E883] the parsed pieces of the stream do not cover its text at character {offset} (the parser's "

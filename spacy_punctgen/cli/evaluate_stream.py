@@ -19,6 +19,7 @@ from spacy_punctgen.cli import (
     check_output_file,
     command,
     non_negative_int,
+    positive_float,
     positive_int,
     seed_int,
 )
@@ -54,6 +55,9 @@ def _arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--kbest", type=positive_int, default=None,
                    help="shipped: the parser's beam width, restoring each sentence from its k best trees "
                         "(default: load()'s, docs/decoding.md)")
+    p.add_argument("--empty-weight", type=positive_float, default=1.0,
+                   help="shipped: the empty string's weight in restoration's risk (1: minimum expected edit "
+                        "distance; below 1 more marks)")
     p.add_argument("--name", default=None, help="the system's name in the metrics (default: SYSTEM)")
     p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="extra fields for the metrics")
 
@@ -122,8 +126,10 @@ def evaluate_stream_cli(args) -> dict:
         from spacy_punctgen.pipeline.load import DEFAULT_KBEST
 
         kbest = DEFAULT_KBEST if args.kbest is None else args.kbest
-        nlp = spacy_punctgen.load("en", model=args.model, parser=args.parser, kbest=kbest)
+        nlp = spacy_punctgen.load("en", model=args.model, parser=args.parser, kbest=kbest,
+                                  config={"restore_empty_weight": args.empty_weight})
         info["kbest"] = kbest
+        info["empty_weight"] = args.empty_weight
         info["model"] = args.model or "shipped"
         info["parser"] = args.parser or "shipped"
         predictor = S.TextRestorer(lambda text: restore_text(nlp, text))

@@ -51,6 +51,9 @@ def _arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--model", default=None,
                    help="punctuation model directory written by `train` (default: the one shipped for --lang)")
     p.add_argument("--method", choices=METHODS, default="marginal")
+    p.add_argument("--empty-weight", type=positive_float, default=1.0,
+                   help="the empty string's weight in the risk: 1 minimises the expected edit distance; "
+                        "below 1 inserts more marks (recall for precision; docs/evaluation_streams.md)")
     p.add_argument("--n-samples", type=positive_int, default=1000)
     p.add_argument("--seed", type=seed_int, default=0)
     p.add_argument("--output", "-o", default=None, help="write the punctuated lines here (default: stdout)")
@@ -141,7 +144,8 @@ def _restore_shipped(args, lines: List[str]) -> tuple:
     if args.truecaser is not None and not Path(args.truecaser).is_dir():
         raise FileNotFoundError(Errors.E636.format(path=args.truecaser))
     nlp = load(args.lang, model=args.model, truecase=args.truecaser or args.truecase,
-               config={"restore_method": args.method, "n_samples": args.n_samples, "seed": args.seed})
+               config={"restore_method": args.method, "n_samples": args.n_samples, "seed": args.seed,
+                       "restore_empty_weight": args.empty_weight})
     counts = [_n_words(line) for line in lines]
     texts = []
     with _progress_bar(args, sum(counts), "word") as bar:
@@ -175,7 +179,8 @@ def _restore_distributed(args, lines: list[str]) -> tuple:
     texts = []
     results = iter_texts(lines, args.scheduler, lang=args.lang, model=args.model,
                          truecase=args.truecaser or args.truecase,
-                         config={"restore_method": args.method, "n_samples": args.n_samples, "seed": args.seed},
+                         config={"restore_method": args.method, "n_samples": args.n_samples, "seed": args.seed,
+                       "restore_empty_weight": args.empty_weight},
                          partitions=args.partitions, timeout=args.connect_timeout, info=info)
     with _progress_bar(args, sum(counts), "word") as bar:
         for text in results:  # to the end: the cluster is released and info filled in
@@ -202,7 +207,7 @@ def _restore_with_parser(args, lines: List[str]) -> tuple:
         for doc in nlp.pipe([lines[i].strip() for i in idx]):
             docs.append(doc)
             bar.update(1)
-    restored = restore_docs(model, docs, args.method, args.n_samples, args.seed)
+    restored = restore_docs(model, docs, args.method, args.n_samples, args.seed, args.empty_weight)
     texts = list(lines)  # blank lines stay blank
     n_sent = 0
     for i, (text, chs) in zip(idx, restored):

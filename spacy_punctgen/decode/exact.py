@@ -219,7 +219,8 @@ def _flatten(prior_sets: Sequence[Sequence[object]], B: int, k0: int = 0) -> _Fl
 
 
 def _run(prior_sets, grammar, phi, r2l: bool, prune: float, beam: int, candidates: int,
-         support_min: float, expand: int, wide: int, rescale: float, marginals: bool, symbols, factory) -> list:
+         support_min: float, expand: int, wide: int, rescale: float, marginals: bool, symbols, factory,
+         empty_weight: float = 1.0) -> list:
     _check_settings(prune, beam, candidates, support_min, expand, wide, rescale)
     phi = _check_phi(grammar, phi)
     pm_ptr, pm_sym = _puncteme_table(grammar)
@@ -233,20 +234,22 @@ def _run(prior_sets, grammar, phi, r2l: bool, prune: float, beam: int, candidate
         out.extend(slot_mbr(f.s_ptr, f.g_ptr, f.g_unit, f.u_ptr, f.u_slot0, f.part_half, f.node_ptr, f.pairs,
                             f.pair_p, pm_ptr, pm_sym, phi, bool(r2l), BOS, float(prune), int(beam),
                             int(candidates), float(support_min), marginals, symbols, factory, a,
-                            int(expand), int(wide), float(rescale)))
+                            int(expand), int(wide), float(rescale), float(empty_weight)))
     return out
 
 
 def marginal_choices(prior_sets: Sequence[Sequence[object]], grammar, phi: np.ndarray, r2l: bool, *,
                      prune: float, beam: int, candidates: int, support_min: float, expand: int = 0,
                      wide: int = 0, rescale: float = 0.0, symbols: Optional[Sequence[str]] = None,
-                     factory: Optional[Callable[[tuple, float], object]] = None) -> List[list]:
+                     factory: Optional[Callable[[tuple, float], object]] = None,
+                     empty_weight: float = 1.0) -> List[list]:
     """Per sentence, per slot ``x_0..x_n``: the MBR string under the slot's exact marginal (the
     uniform mixture of the sentence's trees) and its probability, as ``factory(surface, prob)``
     (default: the tuple).  ``surface``: symbol ids, or ``symbols[id]`` with ``symbols``; slot 0's
-    ``^`` is stripped.  Equal to mbr's ``"exact"`` choices for the same settings."""
+    ``^`` is stripped.  ``empty_weight``: the empty string's weight in the risk (the module
+    docstring of ``cython_ext/slot_mbr.pyx``).  Equal to mbr's ``"exact"`` choices for the same settings."""
     return _run(prior_sets, grammar, phi, r2l, prune, beam, candidates, support_min, expand, wide, rescale,
-                False, symbols, factory)
+                False, symbols, factory, empty_weight)
 
 
 def marginal_distributions(prior_sets: Sequence[Sequence[object]], grammar, phi: np.ndarray, r2l: bool, *,

@@ -47,6 +47,7 @@ refuse them with a ValueError.
 from __future__ import annotations
 
 import numbers
+import math
 import threading
 from typing import Dict, List, NamedTuple, Optional, Sequence, Tuple
 
@@ -1097,12 +1098,30 @@ def mbr_index(candidates: Sequence[Tuple], support: Sequence[Tuple], weights: Se
     return int(np.argmin(risk))
 
 
+def risk_weights(marg: Dict[tuple, float], support: Sequence[tuple], empty_weight: float = 1.0) -> List[float]:
+    """The support strings' weights in the MBR risk: their probabilities, the empty string's times
+    ``empty_weight`` (1: the expected edit distance; below 1 a missed mark costs more than a
+    spurious one, which trades precision for recall; :func:`check_empty_weight`)."""
+    return [marg[x] * (empty_weight if len(x) == 0 else 1.0) for x in support]
+
+
+def check_empty_weight(empty_weight, method: str = "marginal") -> float:
+    """``empty_weight`` a finite number above 0 (E885); other than 1 only for the deterministic
+    decoders, ``"marginal"`` and ``"exact"`` (E886)."""
+    if isinstance(empty_weight, bool) or not isinstance(empty_weight, (int, float)) \
+            or not math.isfinite(empty_weight) or empty_weight <= 0:
+        raise ValueError(Errors.E885.format(value=empty_weight))
+    if empty_weight != 1 and method not in ("marginal", "exact"):
+        raise ValueError(Errors.E886.format(method=method))
+    return float(empty_weight)
+
+
 def _exact_choice(marg: Dict[Tuple[int, ...], float], log_scale: float = 0.0) -> Tuple[Tuple[int, ...], float]:
     """Per-slot MBR over the (scaled) marginal; the chosen string and its probability."""
     return _exact_choices([(marg, log_scale)])[0]
 
 
-def _exact_choices(margs: Sequence[Tuple[Dict[Tuple[int, ...], float], float]]
+def _exact_choices(margs: Sequence[Tuple[Dict[Tuple[int, ...], float], float]], empty_weight: float = 1.0
                    ) -> List[Tuple[Tuple[int, ...], float]]:
     """:func:`_exact_choice` of many slots: the ``EXACT_CANDIDATES`` most probable strings against
     the (at most ``EXACT_BEAM``) support strings at least ``EXACT_SUPPORT_MIN`` probable, the edit
@@ -1166,7 +1185,7 @@ def _exact_choices(margs: Sequence[Tuple[Dict[Tuple[int, ...], float], float]]
         if len(c) == 1:
             best = c[0]
         else:
-            risk = dist[q].astype(np.float64) @ np.asarray([marg[x] for x in sup], dtype=np.float64)
+            risk = dist[q].astype(np.float64) @ np.asarray(risk_weights(marg, sup, empty_weight), dtype=np.float64)
             best = c[int(np.argmin(risk))]
         out.append((best, marg[best] * float(np.exp(log_scale))))
     return out
@@ -1221,27 +1240,28 @@ def _mixture_marginal(priors: Sequence[_Prior], i: int, grammar, channel: _Chann
     return mix, top
 
 
-def _marginal(model, prior_sets: Sequence[Sequence[_Prior]], channel: _Channel) -> List[List[SlotChoice]]:
+def _marginal(model, prior_sets: Sequence[Sequence[_Prior]], channel: _Channel, empty_weight: float = 1.0
+              ) -> List[List[SlotChoice]]:
     """The ``"marginal"`` decoder: ``"exact"``'s choices, all slots of all sentences in compiled
     code (:mod:`.exact`), under the same settings."""
     return marginal_choices(prior_sets, model.grammar, channel.phi, channel.r2l, prune=EXACT_PRUNE,
                             beam=EXACT_BEAM, candidates=EXACT_CANDIDATES, support_min=EXACT_SUPPORT_MIN,
                             expand=EXACT_EXPAND, wide=EXACT_WIDE, rescale=EXACT_RESCALE,
-                            symbols=model.inventory.symbols, factory=SlotChoice)
+                            symbols=model.inventory.symbols, factory=SlotChoice, empty_weight=empty_weight)
 
 
 def _decode(model, priors: Sequence[_Prior], channel: _Channel, method: str, n_samples: int,
-            rngs: Sequence[np.random.Generator]) -> List[SlotChoice]:
+            rngs: Sequence[np.random.Generator], empty_weight: float = 1.0) -> List[SlotChoice]:
     """MBR under the uniform mixture of the trees' ``p(x | T_k)`` (one tree: plain MBR)."""
     grammar = model.grammar
     n = priors[0].n
     if method == "marginal":
-        return _marginal(model, [priors], channel)[0]
+        return _marginal(model, [priors], channel, empty_weight)[0]
     if method == "exact":  # the marginals of a run of slots at a time (bounded memory)
         choices = []
         for a in range(0, n + 1, 256):
             choices += _exact_choices([_mixture_marginal(priors, i, grammar, channel)
-                                       for i in range(a, min(n + 1, a + 256))])
+                                       for i in range(a, min(n + 1, a + 256))], empty_weight)
         return [SlotChoice(_names(model, x), float(p)) for x, p in choices]
     slots = _pool([_sample_slots(prior, grammar, channel, m, rng)
                    for prior, m, rng in zip(priors, _allocation(n_samples, len(priors)), rngs) if m > 0])
@@ -1353,21 +1373,23 @@ def _rng(seed: Optional[int], *key: int) -> np.random.Generator:
 
 
 def restore_sentence(model, sentence: PunctSentence, method: str = "marginal", n_samples: int = 1000,
-                     seed: int = 0) -> List[SlotChoice]:
+                     seed: int = 0, empty_weight: float = 1.0) -> List[SlotChoice]:
     """MBR punctuation for the tree of ``sentence`` (its ``slots`` are ignored): one
-    :class:`SlotChoice` per slot ``x_0..x_n`` (``^`` excluded).  Deterministic given ``seed``."""
-    return restore_sentences(model, [sentence], method, n_samples, seed)[0]
+    :class:`SlotChoice` per slot ``x_0..x_n`` (``^`` excluded).  Deterministic given ``seed``.
+    ``empty_weight`` (``"marginal"``/``"exact"``): the empty string's weight in the risk
+    (:func:`risk_weights`; 1, the default, is the expected edit distance)."""
+    return restore_sentences(model, [sentence], method, n_samples, seed, empty_weight)[0]
 
 
 def restore_sentences(model, sentences: Sequence[PunctSentence], method: str = "marginal",
-                      n_samples: int = 1000, seed: int = 0) -> List[List[SlotChoice]]:
+                      n_samples: int = 1000, seed: int = 0, empty_weight: float = 1.0) -> List[List[SlotChoice]]:
     """:func:`restore_sentence` for many sentences.  Sentence ``k`` draws from the random stream
     ``default_rng([seed, k])``: its result depends on its position, never on the other sentences."""
-    return restore_mixtures(model, [[s] for s in sentences], method, n_samples, seed)
+    return restore_mixtures(model, [[s] for s in sentences], method, n_samples, seed, empty_weight)
 
 
 def restore_mixtures(model, tree_sets: Sequence[Sequence[PunctSentence]], method: str = "marginal",
-                     n_samples: int = 1000, seed: int = 0) -> List[List[SlotChoice]]:
+                     n_samples: int = 1000, seed: int = 0, empty_weight: float = 1.0) -> List[List[SlotChoice]]:
     """MBR punctuation of each sentence from several trees of it (``tree_sets[k]``: the trees of
     sentence ``k``, same words), under the uniform mixture ``p(x) = (1/K) Σ_j p(x | T_j)`` (paper
     footnote 20: "several parses instead of one").  ``exact`` averages the trees' slot marginals;
@@ -1375,11 +1397,12 @@ def restore_mixtures(model, tree_sets: Sequence[Sequence[PunctSentence]], method
     sampling), tree ``j`` of sentence ``k`` drawing from ``default_rng([seed, k])`` (``j = 0``) or
     ``default_rng([seed, k, j])``.  One tree per sentence is exactly :func:`restore_sentences`."""
     n_samples, seed = _check_args(method, n_samples, seed)
+    empty_weight = check_empty_weight(empty_weight, method)
     prior_sets, channel = mixture_priors(model, tree_sets)
     if method == "marginal":
-        return _marginal(model, prior_sets, channel)
+        return _marginal(model, prior_sets, channel, empty_weight)
     out = []
     for k, priors in enumerate(prior_sets):
         rngs = [_rng(seed, k, *([j] if j else [])) for j in range(len(priors))]
-        out.append(_decode(model, priors, channel, method, n_samples, rngs))
+        out.append(_decode(model, priors, channel, method, n_samples, rngs, empty_weight))
     return out

@@ -84,7 +84,7 @@ and ``spacy.load``) goes through spaCy's serializer dicts, whose keys ``exclude`
 :class:`PunctModel`: the ``model/`` folder, or the model shipped for the language if the
 component has not loaded one yet).  Loading restores the saved settings except
 :data:`RUNTIME_SETTINGS` (how to run: ``mode``, ``restore_method``, ``n_samples``, ``seed``,
-``kbest_weights``),
+``kbest_weights``, ``restore_empty_weight``),
 which stay those the loading pipeline's config gave the component.  ``from_disk`` of a folder
 without ``model/`` raises E013 (unless ``model`` is excluded).
 """
@@ -109,7 +109,8 @@ from spacy.tokens import Doc, Token
 from spacy.training import Example, validate_examples, validate_get_examples
 from thinc.api import Model, Optimizer
 
-from spacy_punctgen.decode.mbr import MAX_SAMPLES, METHODS, restore_mixtures, restore_sentence, restore_sentences
+from spacy_punctgen.decode.mbr import (MAX_SAMPLES, METHODS, check_empty_weight, restore_mixtures, restore_sentence,
+                                       restore_sentences)
 from spacy_punctgen.pipeline.correct import predict_corrections, set_corrections
 from spacy_punctgen.pipeline.doc_convert import check_doc, punct_sentences, docs_quote_xpos, gold_sentences, insert_punctuation
 from spacy_punctgen.pipeline.kbest import alternative_trees, check_weighting, restore_weighted_mixtures
@@ -125,7 +126,8 @@ MODES = ("analyze", "restore", "correct")
 #: Settings of how the component runs: loading a saved component keeps the ones the loading
 #: pipeline's config gave it (e.g. ``spacy.load(path, config={"components": {"punctgen":
 #: {"mode": "restore"}}})``); every other setting comes from the saved ``cfg``.
-RUNTIME_SETTINGS = ("mode", "restore_method", "n_samples", "seed", "kbest_weights", "correction_model")
+RUNTIME_SETTINGS = ("mode", "restore_method", "n_samples", "seed", "kbest_weights", "restore_empty_weight",
+                    "correction_model")
 _CACHE_LIMIT = 200_000
 
 # -------------------------------------------------------------- the extensions
@@ -272,6 +274,7 @@ def shipped_model_path(lang: str) -> Optional[Path]:
         "n_samples": 1000,
         "seed": 0,
         "kbest_weights": "uniform",
+        "restore_empty_weight": 1.0,
         "channel": "full",
         "direction": "r2l",
         "xi": 0.0,
@@ -292,7 +295,8 @@ def shipped_model_path(lang: str) -> Optional[Path]:
     default_score_weights={"punct_lp": 1.0, "punct_ppl": None, "punct_aed": None},
 )
 def make_punctgen(nlp: Language, name: str, model: Optional[str], mode: str, restore_method: str,
-                  n_samples: int, seed: int, kbest_weights: str, channel: str, direction: str, xi: float,
+                  n_samples: int, seed: int, kbest_weights: str, restore_empty_weight: float, channel: str,
+                  direction: str, xi: float,
                   min_count: int, pairs_mode: str, templates: Optional[List[str]], psi_init: float,
                   psi_keep_bias: float,
                   psi_lr_scale: float, smooth_delta: float, correction_model: Optional[str], thinc_model: Model,
@@ -301,9 +305,12 @@ def make_punctgen(nlp: Language, name: str, model: Optional[str], mode: str, res
     ``thinc_model`` the registered architecture holding its parameters, ``scorer`` the
     registered scorer of :meth:`PunctGen.score`; ``kbest_weights`` how restoration weighs the
     trees of a sentence that a ``punctgen_kbest`` component left in the Doc (``"uniform"`` or
-    ``"beam"``, see :meth:`PunctGen._restore`)."""
+    ``"beam"``, see :meth:`PunctGen._restore`); ``restore_empty_weight`` the empty string's weight
+    in restoration's risk (1: minimum expected edit distance; below 1 more marks, for F1;
+    :func:`decode.mbr.risk_weights`)."""
     return PunctGen(nlp.vocab, thinc_model, name=name, model_path=model, lang=nlp.lang, mode=mode,
                     restore_method=restore_method, n_samples=n_samples, seed=seed, kbest_weights=kbest_weights,
+                    restore_empty_weight=restore_empty_weight,
                     channel=channel,
                     direction=direction, xi=xi, min_count=min_count, pairs_mode=pairs_mode,
                     templates=templates, psi_init=psi_init, psi_keep_bias=psi_keep_bias,
@@ -318,7 +325,7 @@ class PunctGen(TrainablePipe):
     def __init__(self, vocab, model: Model, name: str = "punctgen", *,
                  model_path: Optional[Union[str, Path]] = None, lang: str = "xx", mode: str = "analyze",
                  restore_method: str = "marginal", n_samples: int = 1000, seed: int = 0,
-                 kbest_weights: str = "uniform", channel: str = "full",
+                 kbest_weights: str = "uniform", restore_empty_weight: float = 1.0, channel: str = "full",
                  direction: str = "r2l", xi: float = 0.0, min_count: int = 5, pairs_mode: str = "halves",
                  templates: Optional[List[str]] = None, psi_init: float = 1.0, psi_keep_bias: float = 3.0,
                  psi_lr_scale: float = 10.0, smooth_delta: float = 0.001, correction_model: Optional[str] = None,
@@ -331,6 +338,7 @@ class PunctGen(TrainablePipe):
         n_samples = _int_setting("n_samples", n_samples, 1, MAX_SAMPLES)
         seed = _int_setting("seed", seed, 0, None)
         check_weighting(kbest_weights, restore_method)
+        restore_empty_weight = check_empty_weight(restore_empty_weight, restore_method)
         if channel not in ("full", "attach"):
             raise ValueError(Errors.E008.format(name="channel", allowed=["full", "attach"], value=channel))
         self.vocab = vocab
@@ -339,7 +347,8 @@ class PunctGen(TrainablePipe):
         self.cfg: Dict[str, Any] = {
             "model": str(model_path) if model_path is not None else None, "lang": lang, "mode": mode,
             "restore_method": restore_method, "n_samples": int(n_samples), "seed": int(seed),
-            "kbest_weights": kbest_weights, "channel": channel, "direction": direction, "xi": float(xi),
+            "kbest_weights": kbest_weights, "restore_empty_weight": restore_empty_weight, "channel": channel,
+            "direction": direction, "xi": float(xi),
             "min_count": int(min_count),
             "pairs_mode": pairs_mode, "templates": list(templates) if templates else None,
             "psi_init": float(psi_init), "psi_keep_bias": float(psi_keep_bias),
@@ -550,18 +559,19 @@ class PunctGen(TrainablePipe):
             ps.slots = [()] * len(ps.slots)  # restoration ignores the punctuation already there
         method, n_samples, seed = self.cfg["restore_method"], self.cfg["n_samples"], self.cfg["seed"]
         check_weighting(self.cfg["kbest_weights"], method)
+        ew = check_empty_weight(self.cfg.get("restore_empty_weight", 1.0), method)
         if all(len(ts) == 1 for ts in tree_sets):
             trees = [ts[0] for ts in tree_sets]
             if method in ("marginal", "exact"):
-                choices = iter(restore_sentences(self.punct_model, trees, method=method))
+                choices = iter(restore_sentences(self.punct_model, trees, method=method, empty_weight=ew))
             else:
                 choices = (restore_sentence(self.punct_model, ps, method=method, n_samples=n_samples, seed=seed)
                            for ps in trees)
         elif self.cfg["kbest_weights"] == "beam":
             choices = iter(restore_weighted_mixtures(self.punct_model, tree_sets,
-                                                     [w if sum(w) > 0 else [1.0] * len(w) for w in weights]))
+                                                     [w if sum(w) > 0 else [1.0] * len(w) for w in weights], ew))
         elif method in ("marginal", "exact"):
-            choices = iter(restore_mixtures(self.punct_model, tree_sets, method=method))
+            choices = iter(restore_mixtures(self.punct_model, tree_sets, method=method, empty_weight=ew))
         else:
             choices = (restore_mixtures(self.punct_model, [ts], method=method, n_samples=n_samples, seed=seed)[0]
                        for ts in tree_sets)

@@ -275,7 +275,7 @@ def check_weighting(weighting: str, method: str) -> str:
 
 
 def restore_weighted_mixtures(model, tree_sets: Sequence[Sequence[PunctSentence]],
-                              weights: Sequence[Sequence[float]]):
+                              weights: Sequence[Sequence[float]], empty_weight: float = 1.0):
     """Per-slot MBR punctuation of each sentence under the *weighted* mixture
     ``p(x_i) = Σ_j w_j p(x_i | T_j)`` of its trees (``weights[k]``: sentence ``k``'s, one per
     tree, >= 0 and not all 0; normalised here).  Each tree's exact slot marginals come from the
@@ -284,10 +284,11 @@ def restore_weighted_mixtures(model, tree_sets: Sequence[Sequence[PunctSentence]
     against the support strings at least ``EXACT_SUPPORT_MIN`` probable (at most ``EXACT_BEAM``),
     least expected edit distance (:func:`decode.mbr.mbr_index`; ties: the more probable).  Equal
     weights give :func:`decode.mbr.restore_mixtures`' choices; all the weight on one tree, that
-    tree's own."""
+    tree's own.  ``empty_weight``: the empty string's weight in the risk (:func:`decode.mbr.risk_weights`)."""
     from spacy_punctgen.decode import mbr
     from spacy_punctgen.decode.exact import marginal_distributions
 
+    empty_weight = mbr.check_empty_weight(empty_weight)
     tree_sets = [list(ts) for ts in tree_sets]
     weights = [np.asarray(w, dtype=np.float64) for w in weights]
     if len(weights) != len(tree_sets) or any(
@@ -316,7 +317,8 @@ def restore_weighted_mixtures(model, tree_sets: Sequence[Sequence[PunctSentence]
             ranked = sorted(mix, key=lambda x: (-mix[x], x))
             support = [x for x in ranked[:mbr.EXACT_BEAM] if mix[x] >= mbr.EXACT_SUPPORT_MIN] or ranked[:1]
             cands = ranked[:mbr.EXACT_CANDIDATES]
-            best = cands[0] if len(cands) == 1 else cands[mbr.mbr_index(cands, support, [mix[x] for x in support])]
+            best = cands[0] if len(cands) == 1 else \
+                cands[mbr.mbr_index(cands, support, mbr.risk_weights(mix, support, empty_weight))]
             choices.append(mbr.SlotChoice(best, mix[best]))
         out.append(choices)
     return out

@@ -46,12 +46,13 @@ def restoration_inputs(doc) -> List[Tuple[PunctSentence, List[str], List[str]]]:
 
 
 def restore_docs(model, docs: Iterable, method: str = "marginal", n_samples: int = 1000,
-                 seed: int = 0) -> List[Tuple[str, List[List[SlotChoice]]]]:
-    """Punctuated text of each parsed Doc, with the slot choices of its sentences."""
+                 seed: int = 0, empty_weight: float = 1.0) -> List[Tuple[str, List[List[SlotChoice]]]]:
+    """Punctuated text of each parsed Doc, with the slot choices of its sentences
+    (``empty_weight``: :func:`spacy_punctgen.decode.mbr.risk_weights`)."""
     docs = list(docs)
     per_doc = [restoration_inputs(doc) for doc in docs]
     flat = [ps for sents in per_doc for ps, _, _ in sents]
-    choices = restore_sentences(model, flat, method=method, n_samples=n_samples, seed=seed)
+    choices = restore_sentences(model, flat, method=method, n_samples=n_samples, seed=seed, empty_weight=empty_weight)
     out, k = [], 0
     for sents in per_doc:
         text, chs = [], []

@@ -47,7 +47,8 @@ def test_loading_keeps_the_runtime_settings_of_the_loading_config(source):
     other = blank_pipe().from_bytes(pipe.to_bytes())
     assert {k: other.cfg[k] for k in RUNTIME_SETTINGS} == {"mode": "analyze", "restore_method": "marginal",
                                                           "n_samples": 1000, "seed": 0,
-                                                          "kbest_weights": "uniform", "correction_model": None}
+                                                          "kbest_weights": "uniform", "restore_empty_weight": 1.0,
+                                                          "correction_model": None}
     assert {k: other.cfg[k] for k in TRAINING_SETTINGS} == TRAINING_SETTINGS
     assert other.cfg["model"] == pipe.cfg["model"]
 
