@@ -36,7 +36,7 @@ WORKFLOWS = {
     "what-learned": ["train-xi", "learned", "learned-summary"],
     "stream-model": ["train-stream-punctgen", "ship-stream-model"],
     "stream-restore": ["stream-restore-trivial", "stream-restore-shipped", "stream-restore-sentence-model",
-                       "stream-restore-crf_lexical",
+                       "stream-restore-shipped-f1", "stream-restore-crf_lexical",
                        "stream-restore-table"],
     "ted": ["ted-shipped", "ted-crf_lexical", "ted-punctgen", "ted-punctgen-stream", "ted-sentence-model",
             "ted-crf_lexical-matched", "ted-table"],
