@@ -360,13 +360,10 @@ def viterbi_bounded(lat: Lattice, grammar: Grammar, cand_p, phi, r2l: bool, n_pu
     for every sentence analysed); :func:`_viterbi_bounded_py` is the same in NumPy, kept as
     the reference the tests compare it with.  ``stats`` (a dict): ``stats["restricted"]`` is
     increased by the number of restricted passes run (0 to 2)."""
-    p = _check_p(lat, cand_p)
-    ptr = np.asarray(lat.cand_ptr, dtype=np.int64)
-    if lat.n_candidates == 0 or not (ptr[1:] > ptr[:-1]).all():
-        return viterbi(lat, grammar, p, phi, r2l, phi_checked)
-    _check_grammar(lat, grammar)  # the restricted lattices use no more than lat
-    if not phi_checked:
-        phi = _check_phi(grammar, phi)
+    checked, plain = _bounded_inputs(lat, grammar, cand_p, phi, r2l, phi_checked)
+    if plain is not None:
+        return plain
+    p, ptr, phi = checked
     logbest, best, passes = _dp.viterbi_bounded(lat, grammar, p, phi, bool(r2l), int(n_punctemes),
                                                 BOUND_SHARE, BOUND_MARGIN)
     if stats is not None:
@@ -374,17 +371,28 @@ def viterbi_bounded(lat: Lattice, grammar: Grammar, cand_p, phi, r2l: bool, n_pu
     return logbest, best
 
 
+def _bounded_inputs(lat: Lattice, grammar: Grammar, cand_p, phi, r2l: bool, phi_checked: bool):
+    """The bounded Viterbi's checked inputs ``(p, cand_ptr, phi)``, or plain :func:`viterbi`'s
+    result where no bound applies (no candidates, or a node without one): ``(inputs, None)`` or
+    ``(None, result)``."""
+    p = _check_p(lat, cand_p)
+    ptr = np.asarray(lat.cand_ptr, dtype=np.int64)
+    if lat.n_candidates == 0 or not (ptr[1:] > ptr[:-1]).all():
+        return None, viterbi(lat, grammar, p, phi, r2l, phi_checked)
+    _check_grammar(lat, grammar)  # the restricted lattices use no more than lat
+    if not phi_checked:
+        phi = _check_phi(grammar, phi)
+    return (p, ptr, phi), None
+
+
 def _viterbi_bounded_py(lat: Lattice, grammar: Grammar, cand_p, phi, r2l: bool, n_punctemes: int,
                         phi_checked: bool = False) -> Tuple[float, np.ndarray]:
     """:func:`viterbi_bounded` in NumPy (the code before ``_dp.viterbi_bounded``): the
     reference of ``tests/inference/test_viterbi_bounded.py``."""
-    p = _check_p(lat, cand_p)
-    ptr = np.asarray(lat.cand_ptr, dtype=np.int64)
-    if lat.n_candidates == 0 or not (ptr[1:] > ptr[:-1]).all():
-        return viterbi(lat, grammar, p, phi, r2l, phi_checked)
-    _check_grammar(lat, grammar)  # the restricted lattices use no more than lat
-    if not phi_checked:
-        phi = _check_phi(grammar, phi)
+    checked, plain = _bounded_inputs(lat, grammar, cand_p, phi, r2l, phi_checked)
+    if plain is not None:
+        return plain
+    p, ptr, phi = checked
     top = np.maximum.reduceat(p, ptr[:-1])
     if not (top > 0).all():  # a node without a possible candidate: p(x|T) = 0
         return _viterbi_checked(lat, grammar, p, phi, r2l)
