@@ -32,13 +32,11 @@ def _sentences(nlp, path, split, size, lower, seed, counts):
     from spacy_punctgen.evaluation.stream import sentence_streams
     from spacy_punctgen.pipeline.stream_training import stream_training_sentences
 
-    sentences = preprocess_file(resolve_split(path, split))[0]
-    cased = sentence_streams(sentences, size=size, lower=False)
-    lowered = sentence_streams(sentences, size=size, lower=True)
+    streams = sentence_streams(preprocess_file(resolve_split(path, split))[0], size=size, lower=False)
     out = []
-    for low, a, b in zip(lowercase_choices(len(cased), lower, seed), cased, lowered):
-        stream = b if low else a
-        out.extend(stream_training_sentences(nlp, stream.words, stream.gold, counts=counts))
+    for low, stream in zip(lowercase_choices(len(streams), lower, seed), streams):
+        words = [w.lower() for w in stream.words] if low else stream.words
+        out.extend(stream_training_sentences(nlp, words, stream.gold, counts=counts))
     return out
 
 

@@ -144,8 +144,7 @@ def _restore_shipped(args, lines: List[str]) -> tuple:
     if args.truecaser is not None and not Path(args.truecaser).is_dir():
         raise FileNotFoundError(Errors.E636.format(path=args.truecaser))
     nlp = load(args.lang, model=args.model, truecase=args.truecaser or args.truecase,
-               config={"restore_method": args.method, "n_samples": args.n_samples, "seed": args.seed,
-                       "restore_empty_weight": args.empty_weight})
+               config=_punctgen_config(args))
     counts = [_n_words(line) for line in lines]
     texts = []
     with _progress_bar(args, sum(counts), "word") as bar:
@@ -179,8 +178,7 @@ def _restore_distributed(args, lines: list[str]) -> tuple:
     texts = []
     results = iter_texts(lines, args.scheduler, lang=args.lang, model=args.model,
                          truecase=args.truecaser or args.truecase,
-                         config={"restore_method": args.method, "n_samples": args.n_samples, "seed": args.seed,
-                       "restore_empty_weight": args.empty_weight},
+                         config=_punctgen_config(args),
                          partitions=args.partitions, timeout=args.connect_timeout, info=info)
     with _progress_bar(args, sum(counts), "word") as bar:
         for text in results:  # to the end: the cluster is released and info filled in
@@ -188,6 +186,12 @@ def _restore_distributed(args, lines: list[str]) -> tuple:
             texts.append(text)
     return texts, {"parser": "shipped", "words": sum(len(line.split()) for line in lines),
                    "scheduler": args.scheduler, "workers": info.get("workers"), "partitions": info.get("partitions")}
+
+
+def _punctgen_config(args) -> dict:
+    """The ``punctgen`` settings the command's flags give (shipped and distributed paths alike)."""
+    return {"restore_method": args.method, "n_samples": args.n_samples, "seed": args.seed,
+            "restore_empty_weight": args.empty_weight}
 
 
 def _restore_with_parser(args, lines: List[str]) -> tuple:

@@ -46,8 +46,8 @@ refuse them with a ValueError.
 """
 from __future__ import annotations
 
-import numbers
 import math
+import numbers
 import threading
 from typing import Dict, List, NamedTuple, Optional, Sequence, Tuple
 

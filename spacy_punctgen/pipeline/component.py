@@ -143,6 +143,11 @@ def _doc_key(name: str) -> tuple:
     return ("._.", name, None, None)
 
 
+def _token_key(name: str, idx: int) -> tuple:
+    """Where spaCy keeps token extension ``name`` of the token at character ``idx``."""
+    return ("._.", name, idx, None)
+
+
 def _as_tuple(value):
     return tuple(value) if isinstance(value, list) else value
 
@@ -167,10 +172,10 @@ def _entries_extension(name: str):
 
 def _pair_extension(name: str):
     def get(tok: Token):
-        return _as_tuple(tok.doc.user_data.get(("._.", name, tok.idx, None)))
+        return _as_tuple(tok.doc.user_data.get(_token_key(name, tok.idx)))
 
     def set_(tok: Token, value) -> None:
-        tok.doc.user_data[("._.", name, tok.idx, None)] = value
+        tok.doc.user_data[_token_key(name, tok.idx)] = value
 
     return get, set_
 
@@ -479,7 +484,7 @@ class PunctGen(TrainablePipe):
             for _, ps, _ in doc_sents:
                 unseen = {i for i, x in enumerate(ps.slots) if x and any(map(unseen_tok, x))}
                 if unseen:
-                    ps = dataclasses.replace(ps, slots=[tuple(t for t in x if not self._unseen(t)) if i in unseen
+                    ps = dataclasses.replace(ps, slots=[tuple(t for t in x if not unseen_tok(t)) if i in unseen
                                                         else x for i, x in enumerate(ps.slots)])
                 viewed.append(ps)
                 unseen_slots.append(unseen)
@@ -559,7 +564,7 @@ class PunctGen(TrainablePipe):
             ps.slots = [()] * len(ps.slots)  # restoration ignores the punctuation already there
         method, n_samples, seed = self.cfg["restore_method"], self.cfg["n_samples"], self.cfg["seed"]
         check_weighting(self.cfg["kbest_weights"], method)
-        ew = check_empty_weight(self.cfg.get("restore_empty_weight", 1.0), method)
+        ew = check_empty_weight(self.cfg["restore_empty_weight"], method)
         if all(len(ts) == 1 for ts in tree_sets):
             trees = [ts[0] for ts in tree_sets]
             if method in ("marginal", "exact"):
@@ -604,8 +609,8 @@ class PunctGen(TrainablePipe):
             get, none = res["tokens"].get, (None, None)
             for i, idx in enumerate(doc.to_array(IDX).tolist()):
                 left, right = get(i, none)
-                data[("._.", "punct_left", idx, None)] = left
-                data[("._.", "punct_right", idx, None)] = right
+                data[_token_key("punct_left", idx)] = left
+                data[_token_key("punct_right", idx)] = right
 
     # ------------------------------------------------------------- training
     def initialize(self, get_examples: Callable[[], Iterable[Example]], *, nlp: Optional[Language] = None

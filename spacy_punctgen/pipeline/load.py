@@ -135,19 +135,16 @@ def load(lang: str = "en", mode: str = "restore", *, parser: Optional[PathLike] 
     from spacy_punctgen.pipeline.kbest import KBEST_COMPONENT, check_k
 
     kbest = check_k(kbest)
-    nlp = _load_parser(lang, parser)
+    nlp = restore_parser(lang, parser) if mode == "restore" else _load_parser(lang, parser)
     settings: Dict[str, Any] = dict(config or {})
     settings["mode"] = mode
     if model is not None:
         settings["model"] = str(model)
     elif mode == "restore" and _is_shipped_parser(lang, parser):  # trained on this parser's own trees
-        settings["model"] = str(restore_model_for(lang, parser))
-    if mode == "restore":
-        keep_words_whole(nlp)
-        if kbest > 1:
-            nlp.add_pipe(KBEST_COMPONENT, after="parser", config={"k": kbest, "parser": "parser"})
-            nlp.disable_pipe("parser")
-        nlp.add_pipe(WORDS_COMPONENT)
+        settings["model"] = str(restore_model_path(lang))
+    if mode == "restore" and kbest > 1:
+        nlp.add_pipe(KBEST_COMPONENT, after="parser", config={"k": kbest, "parser": "parser"})
+        nlp.disable_pipe("parser")
     nlp.add_pipe("punctgen", config=settings)
     if truecase is not False:
         add_truecaser(nlp, lang, truecase)
