@@ -1,7 +1,8 @@
 """Re-parse a CoNLL-U file's words with a trained spaCy pipeline and write the predicted trees.
 
 Usage (project.yml ``parse-test``, ``parse-test-kbest``):
-    python scripts/parse_conllu.py MODEL IN.conllu OUT.conllu [--batch-size 256] [--kbest K [--compare-greedy]]
+    python scripts/parse_conllu.py MODEL IN.conllu OUT.conllu [--batch-size 256] [--kbest K [--compare-greedy]
+        [--search beam|sample [--temperature T] [--seed S]]]
 
 With ``--kbest K`` the parser searches with a beam of width K
 (:func:`spacy_punctgen.pipeline.kbest.kbest_trees`) and K files are written, ``OUT.k1.conllu``
@@ -9,7 +10,11 @@ With ``--kbest K`` the parser searches with a beam of width K
 most probable one where the beam found fewer than ``j`` -- so the uniform mixture over the K
 files (``evaluate-restore --parsed 'OUT.k*.conllu'``) weighs the best tree by the beam slots it
 fills.  The trees' probabilities go to ``OUT.kbest.json`` (per sentence, one per distinct tree,
-in the files' order).  ``--compare-greedy`` also parses the same sentences greedily in the same
+in the files' order).  ``--search sample``: the greedy parse and K - 1 trees drawn from the
+parser's transition probabilities at ``--temperature`` (:mod:`spacy_punctgen.pipeline.parser_samples`);
+file 1 holds the greedy tree, the others the further distinct trees by frequency, and the
+json file each tree's share of the K (``kbest_weighting.py --weights beam`` weighs by it: the
+Monte Carlo mixture of the K trees).  ``--compare-greedy`` also parses the same sentences greedily in the same
 run and reports the cost of the beam parse against it (``cost_vs_greedy``: thread CPU seconds
 of the parse only, files not included; a few sentences are parsed first to warm up).
 
@@ -70,7 +75,8 @@ def kbest_paths(dest: Path, k: int) -> list:
 
 
 def parse_file_kbest(model, src: Path, dest: Path, k: int, batch_size: int = 256,
-                     compare_greedy: bool = False) -> dict:
+                     compare_greedy: bool = False, search: str = "beam", temperature: float = 1.0,
+                     seed: int = 0) -> dict:
     """``--kbest K``: K files of trees from one parser's beam (module docstring)."""
     import copy
 
@@ -84,7 +90,8 @@ def parse_file_kbest(model, src: Path, dest: Path, k: int, batch_size: int = 256
 
     timing = {}
     if compare_greedy:
-        kbest_trees(nlp, make_docs()[:64], k, batch_size=batch_size)  # warm-up
+        kbest_trees(nlp, make_docs()[:64], k, batch_size=batch_size, search=search, temperature=temperature,
+                    seed=seed)  # warm-up
         list(nlp.pipe(make_docs()[:64], batch_size=batch_size))
         greedy_docs = make_docs()
         c0 = time.thread_time()
@@ -93,7 +100,7 @@ def parse_file_kbest(model, src: Path, dest: Path, k: int, batch_size: int = 256
     t0 = time.perf_counter()
     docs = make_docs()
     c0 = time.thread_time()
-    trees = kbest_trees(nlp, docs, k, batch_size=batch_size)
+    trees = kbest_trees(nlp, docs, k, batch_size=batch_size, search=search, temperature=temperature, seed=seed)
     cpu = time.thread_time() - c0
     seconds = time.perf_counter() - t0
     timing["cpu_seconds"] = round(cpu, 2)
@@ -107,7 +114,8 @@ def parse_file_kbest(model, src: Path, dest: Path, k: int, batch_size: int = 256
         write_sentences(out, path)
     probs = Path(str(paths[0])[:-len(".k1.conllu")] + ".kbest.json")
     probs.write_text(json.dumps([[round(t.prob, 6) for t in ts] for ts in trees]) + "\n", encoding="utf-8")
-    return {"model": str(model), "input": str(src), "outputs": [str(p) for p in paths], "k": k,
+    return {"model": str(model), "input": str(src), "outputs": [str(p) for p in paths], "k": k, "search": search,
+            **({"temperature": temperature, "seed": seed} if search == "sample" else {}),
             "n_sentences": len(sentences), "mean_distinct_trees": round(sum(map(len, trees)) / max(1, len(trees)), 3),
             "seconds": round(seconds, 2), **timing}
 
@@ -143,11 +151,16 @@ def main(argv=None) -> int:
                    help="write K files of the beam's K best distinct trees (see the module docstring)")
     p.add_argument("--compare-greedy", action="store_true",
                    help="with --kbest: also time a greedy parse of the same sentences (cost_vs_greedy)")
+    p.add_argument("--search", choices=("beam", "sample"), default="beam",
+                   help="with --kbest: the beam's K best, or the greedy parse and K - 1 drawn trees")
+    p.add_argument("--temperature", type=float, default=1.0, help="with --search sample (1: the parser's own)")
+    p.add_argument("--seed", type=int, default=0, help="with --search sample")
     args = p.parse_args(argv)
     try:
         if args.kbest:
             result = parse_file_kbest(args.model, args.input, args.output, args.kbest, args.batch_size,
-                                      compare_greedy=args.compare_greedy)
+                                      compare_greedy=args.compare_greedy, search=args.search,
+                                      temperature=args.temperature, seed=args.seed)
         else:
             result = parse_file(args.model, args.input, args.output, args.batch_size)
     except (ValueError, OSError) as e:

@@ -479,6 +479,12 @@ class Errors:
             "trains on")
     E883 = ("[E883] the parsed pieces of the stream do not cover its text at character {offset} (the parser's "
             "tokenizer changed the text?)")
+    E887 = ("[E887] the sampling temperature of the parser's transition probabilities must be a finite number "
+            "above 0 (1: the parser's own distribution), not {value!r}")
+    E888 = "[E888] the seed of the parser's tree samples must be an integer from 0 to 2**63 - 1, not {value!r}"
+    E889 = ("[E889] sampling trees from the parser did not finish within {limit} steps (a transition system "
+            "that does not end?)")
+    E890 = "[E890] trees of a sentence from one parser come from its 'beam' or from 'sample', not {search!r}"
 
 
 class Warnings:

@@ -1,4 +1,5 @@
-"""Several trees of a sentence from ONE spaCy parser: the distinct final analyses of its beam.
+"""Several trees of a sentence from ONE spaCy parser: the distinct final analyses of its beam, or
+its greedy parse and trees drawn from its transition probabilities.
 
 Why: restoration decoded from a mixture of trees (``decode.mbr.restore_mixtures``) beats
 restoration from one tree, but a mixture of separately trained parsers costs one parser each.
@@ -8,6 +9,12 @@ probabilities (``moves.get_beam_parses``).  Analyses that differ only in their t
 sequence give the same tree and are merged (probabilities summed).  Labels the projectivising
 parser decorated (``obj||xcomp``) are undone as spaCy undoes them for its best analysis
 (``nonproj.deprojectivize``).
+
+The other search, ``"sample"`` (:mod:`spacy_punctgen.pipeline.parser_samples`): the greedy parse
+and ``k - 1`` trees drawn from the parser's transition probabilities at a temperature; the
+distinct trees are kept, the greedy one first, each with its share of the ``k`` trees (its
+frequency), so that weighing by these shares is the Monte Carlo mixture of the ``k`` trees.
+The draws share the batch's token vectors, so ``k`` trees cost far less than ``k`` parses.
 
 Two ways in:
 
@@ -30,6 +37,7 @@ from spacy.tokens import Doc
 
 from spacy_punctgen.data.preprocess import PunctSentence, is_punct
 from spacy_punctgen.errors import Errors
+from spacy_punctgen.pipeline.parser_samples import check_seed, check_temperature, sample_states, tree_of_state
 
 #: where the ``punctgen_kbest`` component keeps a Doc's analyses (``doc.user_data``)
 KBEST_KEY = ("punctgen", "kbest")
@@ -38,6 +46,8 @@ KBEST_COMPONENT = "punctgen_kbest"
 #: how a ``punctgen`` component weighs the trees of a sentence (its ``kbest_weights`` setting):
 #: equally, or by the beam's probabilities renormalised over the trees kept for the sentence
 WEIGHTINGS = ("uniform", "beam")
+#: how the trees are searched: the beam's best analyses, or the greedy parse and draws
+SEARCHES = ("beam", "sample")
 
 
 class ParsedTree(NamedTuple):
@@ -54,6 +64,13 @@ def check_k(k) -> int:
     if isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= 1024:
         raise ValueError(Errors.E097.format(k=k))
     return k
+
+
+def check_search(search) -> str:
+    """``search`` one of :data:`SEARCHES` (E890 otherwise)."""
+    if search not in SEARCHES:
+        raise ValueError(Errors.E890.format(search=search))
+    return search
 
 
 def _check(nlp: Language, k) -> None:
@@ -101,12 +118,31 @@ def _trees(doc: Doc, parses: Sequence[Tuple[float, List[Tuple[int, int, str]]]],
     return [ParsedTree(p / total if total > 0 else 1.0 / len(ranked), h, d) for (h, d), p in ranked]
 
 
-def kbest_trees(nlp: Language, docs: Iterable[Doc], k: int, batch_size: int = 256) -> List[List[ParsedTree]]:
-    """Per Doc, up to ``k`` distinct trees from the pipeline's parser searching with a beam of
-    width ``k``, most probable first (``k = 1``: the greedy parse).  The components before the
-    parser run as usual; sentence starts already set on the Docs are respected as the greedy
-    parser respects them.  The Docs are annotated by the earlier components only."""
+def _sampled_trees(doc: Doc, states: Sequence, strings) -> List[ParsedTree]:
+    """The distinct trees of ``states`` (the greedy parse first, then the draws): the greedy tree
+    first, the others by frequency (ties: the first drawn first), each with its share of the
+    states."""
+    merged: Dict[Tuple[tuple, tuple], float] = {}
+    for state in states:
+        for key, _ in _analyses(doc, [(1.0, tree_of_state(state, strings))]).items():
+            merged[key] = merged.get(key, 0.0) + 1.0
+    greedy, *rest = list(merged.items())
+    rest = sorted(rest, key=lambda kv: -kv[1])  # stable: ties keep the order drawn
+    return [ParsedTree(c / len(states), h, d) for (h, d), c in [greedy] + rest]
+
+
+def kbest_trees(nlp: Language, docs: Iterable[Doc], k: int, batch_size: int = 256, search: str = "beam",
+                temperature: float = 1.0, seed: int = 0) -> List[List[ParsedTree]]:
+    """Per Doc, up to ``k`` distinct trees from the pipeline's parser: with ``search="beam"`` the
+    parser searches with a beam of width ``k``, most probable first; with ``"sample"`` the greedy
+    parse and ``k - 1`` trees drawn at ``temperature`` (with ``seed``), the greedy tree first,
+    ``prob`` each tree's share of the ``k`` (``k = 1``: the greedy parse either way).  The
+    components before the parser run as usual; sentence starts already set on the Docs are
+    respected as the greedy parser respects them.  The Docs are annotated by the earlier
+    components only."""
     _check(nlp, k)
+    check_search(search)
+    temperature, seed = check_temperature(temperature), check_seed(seed)
     names = nlp.pipe_names
     parser = nlp.get_pipe("parser")
     before = [(name, proc) for name, proc in nlp.pipeline[:names.index("parser")]]
@@ -121,7 +157,11 @@ def kbest_trees(nlp: Language, docs: Iterable[Doc], k: int, batch_size: int = 25
                 batch = list(proc.pipe(batch, batch_size=batch_size))
             docs[a:a + batch_size] = batch
             trees = [[] for _ in batch]
-            if k > 1:
+            if k > 1 and search == "sample":
+                states = sample_states(parser, batch, k, temperature, seed)
+                trees = [_sampled_trees(doc, st, nlp.vocab.strings) if len(doc) else []
+                         for doc, st in zip(batch, states)]
+            elif k > 1:
                 beams = parser.predict(batch)
                 trees = [_trees(doc, parser.moves.get_beam_parses(beam), k) for doc, beam in zip(batch, beams)]
             greedy = [i for i, t in enumerate(trees) if not t]
@@ -149,14 +189,25 @@ class KBestParser:
     ``doc[:m].as_doc(copy_user_data=True)`` still finds its analyses: the long-text path cuts its
     windows so).  The parser's own settings are not changed.
 
-    ``k`` is checked when the component is built (E097); a pipeline without the ``parser``
-    component is refused when the component first runs (E098)."""
+    With ``search="sample"`` the Docs get the greedy parse instead (as the parser alone gives it)
+    and the other trees are the distinct ones among ``k - 1`` drawn from the parser's transition
+    probabilities at ``temperature`` (:mod:`~spacy_punctgen.pipeline.parser_samples`; the draws
+    depend on ``seed`` and each Doc's words, not on the batch), ``probs`` their shares of the
+    ``k`` trees.
 
-    def __init__(self, nlp: Language, name: str = KBEST_COMPONENT, k: int = 2, parser: str = "parser"):
+    ``k``, ``search``, ``temperature`` and ``seed`` are checked when the component is built (E097,
+    E890, E887, E888); a pipeline without the ``parser`` component is refused when the component
+    first runs (E098)."""
+
+    def __init__(self, nlp: Language, name: str = KBEST_COMPONENT, k: int = 2, parser: str = "parser",
+                 search: str = "beam", temperature: float = 1.0, seed: int = 0):
         self.nlp = nlp
         self.name = name
         self.k = check_k(k)
         self.parser_name = parser
+        self.search = check_search(search)
+        self.temperature = check_temperature(temperature)
+        self.seed = check_seed(seed)
 
     def _parser(self):
         if self.parser_name not in self.nlp.component_names:
@@ -187,14 +238,21 @@ class KBestParser:
             for doc in docs:
                 doc.user_data.pop(KBEST_KEY, None)
             return
-        beams = parser.beam_parse(docs, beam_width=self.k, beam_density=parser.cfg.get("beam_density", 0.0))
-        parser.set_annotations(docs, beams)
-        for doc, beam in zip(docs, beams):
+        if self.search == "sample":
+            states = sample_states(parser, docs, self.k, self.temperature, self.seed)
+            parser.set_annotations(docs, [st[0] for st in states])
+            analyses = [{(t.heads, t.deps): t.prob for t in _sampled_trees(doc, st, self.nlp.vocab.strings)}
+                        if len(doc) else {} for doc, st in zip(docs, states)]
+        else:
+            beams = parser.beam_parse(docs, beam_width=self.k, beam_density=parser.cfg.get("beam_density", 0.0))
+            parser.set_annotations(docs, beams)
+            analyses = [_analyses(doc, parser.moves.get_beam_parses(beam)) if len(doc) else {}
+                        for doc, beam in zip(docs, beams)]
+        for doc, merged in zip(docs, analyses):
             if not len(doc):
                 doc.user_data.pop(KBEST_KEY, None)
                 continue
             best = (tuple(t.head.i for t in doc), tuple(t.dep_ for t in doc))
-            merged = _analyses(doc, parser.moves.get_beam_parses(beam))
             others = sorted(((p, key) for key, p in merged.items() if key != best), key=lambda x: -x[0])
             others = others[:self.k - 1]
             doc.user_data[KBEST_KEY] = {
@@ -217,13 +275,15 @@ class KBestParser:
         return self
 
 
-def make_kbest_parser(nlp: Language, name: str, k: int, parser: str) -> KBestParser:
+def make_kbest_parser(nlp: Language, name: str, k: int, parser: str, search: str, temperature: float,
+                      seed: int) -> KBestParser:
     """The ``punctgen_kbest`` factory (registered when this module is imported)."""
-    return KBestParser(nlp, name, k=k, parser=parser)
+    return KBestParser(nlp, name, k=k, parser=parser, search=search, temperature=temperature, seed=seed)
 
 
 if not Language.has_factory(KBEST_COMPONENT):
-    Language.factory(KBEST_COMPONENT, func=make_kbest_parser, default_config={"k": 2, "parser": "parser"},
+    Language.factory(KBEST_COMPONENT, func=make_kbest_parser,
+                     default_config={"k": 2, "parser": "parser", "search": "beam", "temperature": 1.0, "seed": 0},
                      assigns=["token.dep", "token.head", "token.is_sent_start", "doc.sents"])
 
 
