@@ -106,7 +106,8 @@ def add_truecaser(nlp, lang: str = "en", truecase: Union[bool, PathLike] = True)
 def load(lang: str = "en", mode: str = "restore", *, parser: Optional[PathLike] = None,
          model: Optional[PathLike] = None, chunk_chars: int = DEFAULT_CHUNK_CHARS,
          progress: Optional[TextIO] = None, config: Optional[Dict[str, Any]] = None,
-         truecase: Union[bool, PathLike] = False, kbest: int = DEFAULT_KBEST):
+         truecase: Union[bool, PathLike] = False, kbest: int = DEFAULT_KBEST, kbest_search: str = "beam",
+         kbest_temperature: float = 1.0):
     """The shipped pipeline for ``lang``: parser + ``punctgen`` in ``mode`` ("restore": punctuate
     unpunctuated, possibly unsegmented and lowercased text, ``doc._.restored_text``; "analyze":
     explain the punctuation of normal text; "correct": propose corrections of the punctuation of
@@ -124,7 +125,10 @@ def load(lang: str = "en", mode: str = "restore", *, parser: Optional[PathLike] 
     document (component ``punctgen_kbest``, :class:`~spacy_punctgen.pipeline.kbest.KBestParser`,
     in place of the disabled ``parser``), and each sentence is restored from the mixture of the
     beam's trees of it (weighed by ``config={"kbest_weights": ...}``); 1 is the greedy parse and
-    one tree (E097 for other values; the other modes ignore it).
+    one tree (E097 for other values; the other modes ignore it).  ``kbest_search="sample"``: the
+    greedy parse and K - 1 trees drawn from the parser's transition probabilities at
+    ``kbest_temperature`` instead of the beam (:mod:`~spacy_punctgen.pipeline.parser_samples`;
+    with ``config={"kbest_weights": "beam"}`` the trees weigh by their share of the K draws).
     """
     import spacy_punctgen.pipeline.component  # noqa: F401  (registers the factory)
     from spacy_punctgen.pipeline.stream import streaming
@@ -132,9 +136,11 @@ def load(lang: str = "en", mode: str = "restore", *, parser: Optional[PathLike] 
     if mode not in MODES:
         raise ValueError(Errors.E050.format(mode=mode))
     truecase = _check_truecase(truecase)
-    from spacy_punctgen.pipeline.kbest import KBEST_COMPONENT, check_k
+    from spacy_punctgen.pipeline.kbest import KBEST_COMPONENT, check_k, check_search
+    from spacy_punctgen.pipeline.parser_samples import check_temperature
 
     kbest = check_k(kbest)
+    kbest_search, kbest_temperature = check_search(kbest_search), check_temperature(kbest_temperature)
     nlp = restore_parser(lang, parser) if mode == "restore" else _load_parser(lang, parser)
     settings: Dict[str, Any] = dict(config or {})
     settings["mode"] = mode
@@ -143,7 +149,8 @@ def load(lang: str = "en", mode: str = "restore", *, parser: Optional[PathLike] 
     elif mode == "restore" and _is_shipped_parser(lang, parser):  # trained on this parser's own trees
         settings["model"] = str(restore_model_path(lang))
     if mode == "restore" and kbest > 1:
-        nlp.add_pipe(KBEST_COMPONENT, after="parser", config={"k": kbest, "parser": "parser"})
+        nlp.add_pipe(KBEST_COMPONENT, after="parser", config={"k": kbest, "parser": "parser", "search": kbest_search,
+                                                              "temperature": kbest_temperature})
         nlp.disable_pipe("parser")
     nlp.add_pipe("punctgen", config=settings)
     if truecase is not False:

@@ -189,3 +189,72 @@ def test_long_texts_go_through_the_windows(nlp2):
     finally:
         nlp2.punctgen_chunk_chars = 3000
     assert doc._.restored_text
+
+
+# ------------------------------------------------------------ trees drawn from the parser
+@pytest.fixture(scope="module")
+def nlp_sample():
+    return spacy_punctgen.load("en", kbest=6, kbest_search="sample", kbest_temperature=1.5)
+
+
+def test_sampled_trees_keep_the_greedy_parse_and_store_shares(nlp_sample, nlp1):
+    assert nlp_sample.pipe_names[-3:] == [KBEST_COMPONENT, WORDS_COMPONENT, "punctgen"]
+    greedy = list(nlp1.pipe(TEXTS))
+    docs = list(nlp_sample.pipe(TEXTS))
+    assert any(alternative_trees(d)[1] for d in docs)
+    for g, d in zip(greedy, docs):  # the Doc's own analysis is the greedy parse
+        assert [(t.head.i, t.dep_, t.is_sent_start) for t in d] == [(t.head.i, t.dep_, t.is_sent_start) for t in g]
+        own, others = alternative_trees(d)
+        if own is None:
+            continue
+        shares = [own] + [a.prob for a in others]
+        assert all(abs(p * 6 - round(p * 6)) < 1e-9 and p > 0 for p in shares) and sum(shares) <= 1 + 1e-9
+        if not others:  # every draw was the greedy tree: restored as without the component
+            assert d._.restored_punct == g._.restored_punct
+    again = [d._.restored_punct for d in nlp_sample.pipe(TEXTS[::-1])][::-1]
+    assert again == [d._.restored_punct for d in docs]  # draws do not depend on the batch
+
+
+def test_sample_weighting_is_the_mixture_of_the_draws(nlp_sample):
+    pg = nlp_sample.get_pipe("punctgen")
+    doc = next(d for d in nlp_sample.pipe(TEXTS) if alternative_trees(d)[1])
+    own_prob, others = alternative_trees(doc)
+    sents = [(si, ps) for si, ps, _ in punct_sentences(doc) if ps is not None]
+    sets, weights = [], []
+    for si, ps in sents:
+        trees, w = [ps], [own_prob]
+        for alt in others:
+            theirs = {i: p for i, p, _ in punct_sentences(doc, heads=alt.heads, deps=alt.deps)}
+            if theirs.get(si) is not None and list(theirs[si].words) == list(ps.words):
+                trees.append(theirs[si])
+                w.append(alt.prob)
+        for t in trees:
+            t.slots = [()] * len(t.slots)
+        sets.append(trees)
+        weights.append(w)
+    expected = restore_weighted_mixtures(pg.punct_model, sets, weights)
+    pg.cfg["kbest_weights"] = "beam"
+    try:
+        got = pg(doc)._.restored_punct
+    finally:
+        pg.cfg["kbest_weights"] = "uniform"
+    assert [(e["surface"], e["prob"]) for e in got] == [(c.surface, c.prob) for s in expected for c in s]
+
+
+def test_saved_sampling_pipeline_loads_back_with_the_same_output(nlp_sample, tmp_path):
+    nlp_sample.to_disk(tmp_path / "s")
+    back = spacy.load(tmp_path / "s")
+    comp = back.get_pipe(KBEST_COMPONENT)
+    assert (comp.k, comp.search, comp.temperature, comp.seed) == (6, "sample", 1.5, 0)
+    assert _restored(back, TEXTS) == _restored(nlp_sample, TEXTS)
+
+
+@pytest.mark.parametrize("kwargs,code", [({"kbest_search": "gibbs"}, "E890"), ({"kbest_temperature": 0.0}, "E887"),
+                                         ({"kbest_temperature": float("nan")}, "E887")])
+def test_bad_search_settings_are_refused(kwargs, code):
+    with pytest.raises(ValueError, match=code):
+        spacy_punctgen.load("en", kbest=2, **kwargs)
+    with pytest.raises(ValueError, match=code):
+        spacy.blank("en").add_pipe(KBEST_COMPONENT, config={
+            "search": kwargs.get("kbest_search", "sample"),
+            "temperature": -1.0 if code == "E887" else 1.0})  # spaCy's config refuses NaN itself (E961)
