@@ -55,6 +55,14 @@ def _arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--kbest", type=positive_int, default=None,
                    help="shipped: the parser's beam width, restoring each sentence from its k best trees "
                         "(default: load()'s, docs/decoding.md)")
+    p.add_argument("--kbest-search", choices=("beam", "sample"), default="beam",
+                   help="shipped, with --kbest: the beam's k best, or the greedy parse and k - 1 trees drawn from "
+                        "the parser's transition probabilities")
+    p.add_argument("--kbest-temperature", type=positive_float, default=1.0,
+                   help="shipped, with --kbest-search sample: the draws' temperature (1: the parser's own)")
+    p.add_argument("--kbest-weights", choices=("uniform", "beam"), default="uniform",
+                   help="shipped, with --kbest: the trees of a sentence weighed equally, or by their beam "
+                        "probability / share of the draws")
     p.add_argument("--empty-weight", type=positive_float, default=1.0,
                    help="shipped: the empty string's weight in restoration's risk (1: minimum expected edit "
                         "distance; below 1 more marks)")
@@ -127,8 +135,13 @@ def evaluate_stream_cli(args) -> dict:
 
         kbest = DEFAULT_KBEST if args.kbest is None else args.kbest
         nlp = spacy_punctgen.load("en", model=args.model, parser=args.parser, kbest=kbest,
-                                  config={"restore_empty_weight": args.empty_weight})
+                                  kbest_search=args.kbest_search, kbest_temperature=args.kbest_temperature,
+                                  config={"restore_empty_weight": args.empty_weight,
+                                          "kbest_weights": args.kbest_weights})
         info["kbest"] = kbest
+        if kbest > 1:
+            info.update(kbest_search=args.kbest_search, kbest_weights=args.kbest_weights,
+                        **({"kbest_temperature": args.kbest_temperature} if args.kbest_search == "sample" else {}))
         info["empty_weight"] = args.empty_weight
         info["model"] = args.model or "shipped"
         info["parser"] = args.parser or "shipped"

@@ -122,10 +122,14 @@ def _sampled_trees(doc: Doc, states: Sequence, strings) -> List[ParsedTree]:
     """The distinct trees of ``states`` (the greedy parse first, then the draws): the greedy tree
     first, the others by frequency (ties: the first drawn first), each with its share of the
     states."""
-    merged: Dict[Tuple[tuple, tuple], float] = {}
+    drawn: Dict[tuple, int] = {}  # equal arc sets first (cheap), then their trees
     for state in states:
-        for key, _ in _analyses(doc, [(1.0, tree_of_state(state, strings))]).items():
-            merged[key] = merged.get(key, 0.0) + 1.0
+        arcs = tuple(tree_of_state(state, strings))
+        drawn[arcs] = drawn.get(arcs, 0) + 1
+    merged: Dict[Tuple[tuple, tuple], float] = {}
+    for arcs, count in drawn.items():
+        for key, _ in _analyses(doc, [(1.0, list(arcs))]).items():
+            merged[key] = merged.get(key, 0.0) + count
     greedy, *rest = list(merged.items())
     rest = sorted(rest, key=lambda kv: -kv[1])  # stable: ties keep the order drawn
     return [ParsedTree(c / len(states), h, d) for (h, d), c in [greedy] + rest]

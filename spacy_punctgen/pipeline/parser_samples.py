@@ -87,6 +87,29 @@ def tree_of_state(state, strings) -> List[tuple]:
     return [(arc["head"], arc["child"], strings[arc["label"]]) for arc in state.arcs]
 
 
+def _scores(step_model, live: list) -> np.ndarray:
+    """The parser's scores of the live states, ``step_model.predict(live)`` as a float32 array,
+    computed once per distinct feature context: draws that followed the same moves (most of them:
+    the parser is usually sure) read the same token features, hence get the same scores.  Falls
+    back to ``predict`` where the step model is not spaCy 3.8's ``ParserStepModel``."""
+    parts = ("get_token_ids", "state2vec", "vec2scores", "_class_mask")
+    if not all(hasattr(step_model, p) for p in parts) or "has_upper" not in step_model.attrs:
+        return np.array(step_model.predict(live), dtype=np.float32)
+    ids = step_model.get_token_ids(live)
+    rows = np.ascontiguousarray(ids).view(np.dtype((np.void, ids.dtype.itemsize * ids.shape[1])))[:, 0]
+    _, first, inverse = np.unique(rows, return_index=True, return_inverse=True)
+    vector, _ = step_model.state2vec(ids[first], False)
+    if step_model.attrs["has_upper"]:
+        scores, _ = step_model.vec2scores(vector, False)
+    else:
+        scores = vector
+    scores = np.array(scores, dtype=np.float32)
+    unseen = step_model._class_mask == 0
+    if unseen.any():
+        scores[:, unseen] = np.nanmin(scores)  # as spaCy's step_forward: unseen classes score lowest
+    return scores[inverse.reshape(-1)]
+
+
 def sample_states(parser, docs: Sequence[Doc], k: int, temperature: float = 1.0, seed: int = 0) -> List[list]:
     """Per Doc, ``k`` final parser states: the greedy parse, then ``k - 1`` draws from the parser's
     transition probabilities at ``temperature`` (module docstring).  Sentence starts already set on
@@ -116,7 +139,7 @@ def sample_states(parser, docs: Sequence[Doc], k: int, temperature: float = 1.0,
             if step > limit:
                 raise RuntimeError(Errors.E889.format(limit=limit))
             live = [states[i] for i in todo]
-            scores = np.array(step_model.predict(live), dtype=np.float32)
+            scores = _scores(step_model, live)
             rows = np.flatnonzero(drawn[todo])
             if len(rows):
                 scores[rows] = scores[rows] / np.float32(temperature) + gumbel_noise(keys[todo[rows]], step,

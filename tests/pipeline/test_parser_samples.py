@@ -154,3 +154,26 @@ def test_bad_search_is_refused(parser_nlp):
         kbest_trees(parser_nlp, [_doc(parser_nlp, "yes")], 2, search="sampled")
     with pytest.raises(ValueError, match="E887"):
         kbest_trees(parser_nlp, [_doc(parser_nlp, "yes")], 2, search="sample", temperature=0)
+
+
+def test_scores_once_per_context_equal_the_parsers_own(parser_nlp):
+    """``_scores`` computes each distinct feature context once: the same numbers as the step
+    model's ``predict`` on every state, duplicates and states part-way through included."""
+    from spacy_punctgen.pipeline.parser_samples import _scores
+
+    parser = parser_nlp.get_pipe("parser")
+    docs = _tagged(parser_nlp, [_doc(parser_nlp, t) for t in TEXTS])
+    step_model = parser.model.predict(docs)
+    try:
+        states = [s.copy() for s in parser.moves.init_batch(docs) for _ in range(3)]
+        for step in range(6):
+            live = [s for s in states if not s.is_final()]
+            if not live:
+                break
+            ours = _scores(step_model, live)
+            theirs = np.array(step_model.predict(live), dtype=np.float32)
+            assert ours.shape == theirs.shape and np.array_equal(ours, theirs)
+            noisy = theirs + gumbel_noise(np.arange(len(live), dtype=np.uint64), step, theirs.shape[1])
+            parser.transition_states(live, np.ascontiguousarray(noisy))
+    finally:
+        step_model.clear_memory()
