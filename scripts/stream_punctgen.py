@@ -4,7 +4,7 @@ unpunctuated, lowercased streams of treebank sentences, with the gold marks put 
 Usage:
     python scripts/stream_punctgen.py TRAIN.conllu DEV.conllu OUTPUT_MODEL [--stream-sents 10]
         [--lower 0.5] [--parser DIR] [--epochs 2] [--direction r2l] [--max-seconds 0]
-        [--average] [--compact 0.01] [--draw-temperature T] [--metrics OUT.json]
+        [--average] [--compact 0.01] [--metrics OUT.json]
 
 TRAIN and DEV (CoNLL-U files or UD folders, read like ``evaluate-stream``'s test) are cut into
 streams of ``--stream-sents`` consecutive sentences and depunctuated (``spacy_punctgen.evaluation.stream.sentence_streams``: the
@@ -17,10 +17,6 @@ gold mark in the slot after the word it follows, are the training (and dev) sent
 the workflow's tuned runs use (lr 0.001, full passes, psi_keep_bias 3, psi_lr_scale 10);
 ``--compact T`` then drops the features with ``|θ| <= T`` and stores θ as float16, as the shipped
 models are (``PunctModel.compacted``), and records the dev perplexity before and after.
-``--draw-temperature T``: the *training* streams get trees drawn from the parser's transition
-probabilities at T instead of its greedy parse (``spacy_punctgen.pipeline.parser_samples.DrawnParser``:
-a parser's greedy analysis of its own training text is cleaner than of new text); dev keeps the
-greedy parse that restoration uses.
 """
 from __future__ import annotations
 
@@ -58,8 +54,6 @@ def main(argv=None) -> int:
     p.add_argument("--direction", default="r2l")
     p.add_argument("--max-seconds", type=float, default=0.0)
     p.add_argument("--average", action="store_true", help="averaged parameters (as the shipped en_ewt model)")
-    p.add_argument("--draw-temperature", type=float, default=None,
-                   help="train on trees drawn from the parser at this temperature (dev stays greedy)")
     p.add_argument("--metrics", default=None, help="write the training record here (JSON)")
     args = p.parse_args(argv)
 
@@ -71,12 +65,7 @@ def main(argv=None) -> int:
     t0 = time.perf_counter()
     nlp = restore_parser("en", args.parser)  # what load("en", parser=...) parses with
     counts = {"train": AlignmentCounts(), "dev": AlignmentCounts()}
-    train_nlp = nlp
-    if args.draw_temperature is not None:
-        from spacy_punctgen.pipeline.parser_samples import add_drawn_parser
-
-        train_nlp = add_drawn_parser(restore_parser("en", args.parser), args.draw_temperature, args.seed)
-    train = _sentences(train_nlp, args.train, "train", args.stream_sents, args.lower, args.seed, counts["train"])
+    train = _sentences(nlp, args.train, "train", args.stream_sents, args.lower, args.seed, counts["train"])
     dev = _sentences(nlp, args.dev, "dev", args.stream_sents, args.lower, args.seed, counts["dev"])
     t_parse = time.perf_counter() - t0
     cfg = TrainConfig(direction=args.direction, epochs=args.epochs, lr=0.001, sentences_per_epoch=0,
@@ -102,7 +91,6 @@ def main(argv=None) -> int:
               "parse_seconds": round(t_parse, 1), "total_seconds": round(time.perf_counter() - t0, 1),
               "epochs": args.epochs, "direction": args.direction, "output": args.output,
               "lower": args.lower, "seed": args.seed, "average": args.average,
-              "draw_temperature": args.draw_temperature,
               "train_info": {k: v for k, v in info.items() if isinstance(v, (int, float, str, dict))}}
     report_training(record, args.metrics)
     return 0

@@ -22,7 +22,6 @@ import math
 from typing import List, Sequence
 
 import numpy as np
-from spacy.language import Language
 from spacy.tokens import Doc
 
 from spacy_punctgen.errors import Errors
@@ -151,86 +150,3 @@ def sample_states(parser, docs: Sequence[Doc], k: int, temperature: float = 1.0,
         step_model.clear_memory()
     return [states[d * k:(d + 1) * k] for d in range(len(docs))]
 
-
-# ------------------------------------------------------------ one drawn tree per Doc, in a pipeline
-#: the factory name of :class:`DrawnParser`
-DRAW_COMPONENT = "punctgen_parser_draw"
-
-
-class DrawnParser:
-    """The ``punctgen_parser_draw`` component: each Doc gets ONE tree drawn from the transition
-    probabilities of the pipeline's parser (component ``parser``, disabled so that it does not
-    parse twice) at ``temperature``, with sentence starts, as the parser's ``set_annotations``
-    writes them.
-
-    Why: a parser's analysis of its own training text is far better than of new text (the
-    shipped English parser: LAS 0.90 on EWT train against 0.79 on dev, depunctuated gold
-    sentences), so a punctuation model trained on it learns from trees cleaner than those it
-    will restore from.  Drawn trees are noisier (LAS 0.86 at temperature 1, 0.77 at 1.5 on that
-    train), like jackknifed parses, without training fold parsers
-    (``scripts/stream_punctgen.py --draw-temperature``)."""
-
-    def __init__(self, nlp, name: str = DRAW_COMPONENT, parser: str = "parser", temperature: float = 1.0,
-                 seed: int = 0):
-        self.nlp = nlp
-        self.name = name
-        self.parser_name = parser
-        self.temperature = check_temperature(temperature)
-        self.seed = check_seed(seed)
-
-    def _annotate(self, docs: List[Doc]) -> None:
-        if self.parser_name not in self.nlp.component_names:
-            raise ValueError(Errors.E098.format(pipes=self.nlp.component_names))
-        parser = self.nlp.get_pipe(self.parser_name)
-        states = sample_states(parser, docs, 2, self.temperature, self.seed)
-        parser.set_annotations(docs, [st[1] for st in states])
-
-    def __call__(self, doc: Doc) -> Doc:
-        self._annotate([doc])
-        return doc
-
-    def pipe(self, docs, batch_size: int = 128):
-        batch: List[Doc] = []
-        for doc in docs:
-            batch.append(doc)
-            if len(batch) >= batch_size:
-                self._annotate(batch)
-                yield from batch
-                batch = []
-        if batch:
-            self._annotate(batch)
-            yield from batch
-
-    # no weights of its own: the parser's are saved with the parser
-    def to_disk(self, path, *, exclude=tuple()) -> None:
-        pass
-
-    def from_disk(self, path, *, exclude=tuple()) -> "DrawnParser":
-        return self
-
-    def to_bytes(self, *, exclude=tuple()) -> bytes:
-        return b""
-
-    def from_bytes(self, data: bytes, *, exclude=tuple()) -> "DrawnParser":
-        return self
-
-
-def make_drawn_parser(nlp, name: str, parser: str, temperature: float, seed: int) -> DrawnParser:
-    """The ``punctgen_parser_draw`` factory (registered when this module is imported)."""
-    return DrawnParser(nlp, name, parser=parser, temperature=temperature, seed=seed)
-
-
-def add_drawn_parser(nlp, temperature: float, seed: int = 0):
-    """``nlp`` with its ``parser`` disabled and a :class:`DrawnParser` after it (in place)."""
-    if "parser" not in nlp.pipe_names:
-        raise ValueError(Errors.E098.format(pipes=nlp.pipe_names))
-    nlp.add_pipe(DRAW_COMPONENT, after="parser", config={"parser": "parser", "temperature": temperature,
-                                                          "seed": seed})
-    nlp.disable_pipe("parser")
-    return nlp
-
-
-if not Language.has_factory(DRAW_COMPONENT):
-    Language.factory(DRAW_COMPONENT, func=make_drawn_parser,
-                     default_config={"parser": "parser", "temperature": 1.0, "seed": 0},
-                     assigns=["token.dep", "token.head", "token.is_sent_start", "doc.sents"])
