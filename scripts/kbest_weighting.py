@@ -35,7 +35,10 @@ from spacy_punctgen.model.punct_model import PunctModel
 from spacy_punctgen.pipeline.kbest import restore_weighted_mixtures
 
 
-def evaluate(model_dir, test, parsed: Path, k: int, weights: str) -> dict:
+def evaluate(model_dir, test, parsed: Path, k: int, weights: str, predictions=None) -> dict:
+    """The report of module docstring's weighting ``weights``; ``predictions``: also write the
+    predictions there (``spacy_punctgen.evaluation.predictions`` format, for
+    ``scripts/permutation_test.py``)."""
     model = PunctModel.from_disk(model_dir)
     gold, stats = preprocess_file(test)
     require_sentences(gold, stats, test, "restore")
@@ -60,6 +63,11 @@ def evaluate(model_dir, test, parsed: Path, k: int, weights: str) -> dict:
         choices = restore_mixtures(model, sets, method="marginal")
     seconds = time.perf_counter() - t0
     pred = [[c.surface for c in sent] for sent in choices]
+    if predictions is not None:
+        from spacy_punctgen.evaluation.predictions import record, write_predictions
+
+        write_predictions(predictions, (record(slots, g.sent_id, [c.prob for c in sent])
+                                        for slots, sent, g in zip(pred, choices, gold)))
     return {"test": str(test), "parsed": str(parsed), "k": k, "weights": weights, "method": "marginal",
             **restoration_report(gold_slots(gold), pred),
             "mean_trees": round(sum(map(len, sets)) / max(1, len(sets)), 3),
@@ -73,9 +81,10 @@ def main(argv=None) -> int:
     p.add_argument("parsed", type=Path, help="the OUT.conllu given to parse_conllu.py --kbest")
     p.add_argument("k", type=int, help="the --kbest K of that parse")
     p.add_argument("--weights", choices=("uniform", "beam", "padded"), default="uniform")
+    p.add_argument("--predictions", type=Path, default=None, help="also write the predictions here (JSON Lines)")
     args = p.parse_args(argv)
     try:
-        print(json.dumps(evaluate(args.model, args.test, args.parsed, args.k, args.weights)))
+        print(json.dumps(evaluate(args.model, args.test, args.parsed, args.k, args.weights, args.predictions)))
     except (ValueError, OSError) as e:
         print(f"kbest_weighting: {e}", file=sys.stderr)
         return 1

@@ -19,6 +19,9 @@ says what the code itself costs.  Sections (``--sections``):
 ``scaling``   time per word of the model's analysis work by sentence length, up to
               1,000 words (long sentences are real dev sentences chained at their roots)
 ``pipe``      ``nlp.pipe(n_process=2)`` against ``n_process=1``; outputs must be identical
+``trees``     several trees per sentence from ONE parser (the greedy parse and k - 1 drawn from its
+              transition probabilities, k = 4 and 8; the beam's 2 best) against its greedy parse
+              of the same texts (:mod:`spacy_punctgen.pipeline.kbest`)
 
 Timings are the best of ``--repeats`` runs.  ``--quick`` uses ``assets/sample`` and
 small counts (seconds, for the test suite); figures from it are not meaningful.
@@ -49,7 +52,7 @@ PACKAGE_PARENT = Path(__file__).resolve().parents[2]
 #: The repository's shipped sample, relative to the working directory (the repository root,
 #: where the workflow runs); any other data is named with ``--data``.
 SAMPLE = Path("assets") / "sample"
-SECTIONS = ("training", "dp", "analysis", "restore", "memory", "scaling", "pipe")
+SECTIONS = ("training", "dp", "analysis", "restore", "memory", "scaling", "pipe", "trees")
 BUCKETS = ((1, 10), (11, 30), (31, 100), (101, 300), (301, 1000))
 TARGETS = {
     "analysis_speedup_vs_parser": 3.0,  # punctgen words/s ≥ 3 × parser words/s
@@ -57,7 +60,10 @@ TARGETS = {
     "train_peak_rss_mb": 2048.0,  # < 2 GB
     "analysis_rss_growth": 1.02,  # RSS at the end ≤ 1.02 × RSS after the warm-up pass
     "scaling_spread": 1.5,  # max / min time per word over the buckets
+    "trees_cost_vs_greedy": 1.5,  # several trees from one parser: <= 1.5 x its greedy parse
 }
+#: (search, k) of the ``trees`` section
+TREE_SETTINGS = (("sample", 4), ("sample", 8), ("beam", 2))
 _ONE_THREAD = {k: "1" for k in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS",
                                 "VECLIB_MAXIMUM_THREADS", "NUMEXPR_NUM_THREADS")}
 
@@ -404,6 +410,34 @@ def section_restore(model, dev_sents, n_sents: int, n_samples: int, parser_sps: 
     return out
 
 
+def section_trees(parser, texts: Sequence[str], repeats: int) -> dict:
+    """CPU seconds of :func:`~spacy_punctgen.pipeline.kbest.kbest_trees` (every pipe up to the
+    parser, then the trees) against the pipeline's greedy parse of the same texts, batches of 256."""
+    from spacy_punctgen.pipeline.kbest import kbest_trees
+
+    def docs():
+        return [parser.make_doc(t) for t in texts]
+
+    list(parser.pipe(docs()[:16]))  # warm-up
+    c_greedy = best_times(lambda: list(parser.pipe(docs(), batch_size=256)), repeats)[1]
+    out = {}
+    for search, k in TREE_SETTINGS:
+        kbest_trees(parser, docs()[:16], k, search=search)  # warm-up
+        trees: list = []
+
+        def run():
+            trees[:] = kbest_trees(parser, docs(), k, batch_size=256, search=search)
+
+        c = best_times(run, repeats)[1]
+        ratio = c / c_greedy
+        out[f"trees_{search}_{k}"] = _figure(
+            round(c, 3), "CPU s", reference=round(c_greedy, 3), ref_unit="CPU s (greedy parse of the same texts)",
+            ratio=ratio, meaning=f"{k} trees per sentence ({search}) / greedy parse",
+            target=f"<= {TARGETS['trees_cost_vs_greedy']}", met=ratio <= TARGETS["trees_cost_vs_greedy"],
+            mean_distinct_trees=round(sum(map(len, trees)) / max(1, len(trees)), 3), n_texts=len(texts))
+    return out
+
+
 def chain_sentences(parts) -> "PunctSentence":
     """Real sentences glued into one projective tree: each part's roots hang from the
     previous part's (first) root as ``parataxis``; the junction slots are concatenated."""
@@ -610,7 +644,7 @@ def run_bench(data: Optional[str] = None, parser_path: Optional[str] = None, mod
             step("dp: Cython vs NumPy inside pass")
             figures.update(section_dp(str(model_dir), dev_path, n["dp"], n["dp_budget"], repeats))
         parser_sps = None
-        if "analysis" in sections or "restore" in sections:
+        if {"analysis", "restore", "trees"} & set(sections):
             import spacy
 
             from spacy_punctgen.data.conllu import read_conllu
@@ -621,9 +655,13 @@ def run_bench(data: Optional[str] = None, parser_path: Optional[str] = None, mod
             pipe = spacy.blank(lang).add_pipe("punctgen", config={"model": str(model_dir)})
             texts = _texts(read_conllu(dev_path))[: n["texts"]]
             step(f"analysis: parser {info['source']} vs punctgen")
-            fig, _, parser_sps = section_analysis(parser, pipe, texts, repeats)
-            if "analysis" in sections:
-                figures.update(fig)
+            if "analysis" in sections or "restore" in sections:
+                fig, _, parser_sps = section_analysis(parser, pipe, texts, repeats)
+                if "analysis" in sections:
+                    figures.update(fig)
+            if "trees" in sections:
+                step("trees: several trees from one parser vs its greedy parse")
+                figures.update(section_trees(parser, texts, repeats))
         if "restore" in sections:
             step("restore: slot and sample decoders")
             res = section_restore(model, dev_sents, n["restore"], n["samples"], parser_sps, n["restore_marginal"])

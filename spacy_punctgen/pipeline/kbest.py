@@ -161,7 +161,7 @@ def kbest_trees(nlp: Language, docs: Iterable[Doc], k: int, batch_size: int = 25
                 batch = list(proc.pipe(batch, batch_size=batch_size))
             docs[a:a + batch_size] = batch
             trees = [[] for _ in batch]
-            if k > 1 and search == "sample":
+            if search == "sample":  # k = 1: the greedy parse, batched
                 states = sample_states(parser, batch, k, temperature, seed)
                 trees = [_sampled_trees(doc, st, nlp.vocab.strings) if len(doc) else []
                          for doc, st in zip(batch, states)]
