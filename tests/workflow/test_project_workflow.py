@@ -23,6 +23,7 @@ WORKFLOWS = {
                  "restore-degraded"],
     "mixture": ["train-parser-seed", "parse-test-seed", "evaluate-mixture"],
     "kbest": ["parse-kbest", "restore-kbest"],
+    "sampled-trees": ["sampled-trees-curve"],
     "domain": ["domain-restore"],
     "packages": ["package-shipped"],
     "jackknife": ["jackknife-parse", "train-on-parsed", "evaluate-on-parsed"],
@@ -46,7 +47,7 @@ WORKFLOWS = {
 #: commands run by hand, in no workflow: ship-parser replaces the package's shipped parser; resume-parser-stream is its second training stage
 BY_HAND = ["ship-parser", "ship-truecaser", "resume-parser-stream"]
 # The order the workflows are run in (docs/workflow.md): each one reads what the earlier ones wrote.
-ORDER = ["all", "stream", "truecase", "degraded", "mixture", "kbest", "jackknife", "baselines", "domain", "packages", "fold", "cross-validation", "results", "benchmarks", "what-learned", "stream-restore", "stream-model", "ted", "correction", "rephrasing"]
+ORDER = ["all", "stream", "truecase", "degraded", "mixture", "kbest", "sampled-trees", "jackknife", "baselines", "domain", "packages", "fold", "cross-validation", "results", "benchmarks", "what-learned", "stream-restore", "stream-model", "ted", "correction", "rephrasing"]
 LOCAL_UD = {"ud_dir": "../shared/ud/en_ewt", "treebank": "en_ewt"}
 DEV_AS_TRAIN = {"ud_dir": "../shared/ud/es_ancora_ud14", "treebank": "es_ancora_ud14", "lang": "es",
                 "protocol": "dev-as-train"}
