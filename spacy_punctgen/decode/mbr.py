@@ -71,7 +71,14 @@ METHODS = ("marginal", "slot", "sample", "exact")
 #: holds about 0.4 GB of samples); 20,000 is what the tests' distribution checks draw
 MAX_SAMPLES = 20_000
 #: "exact": partial underlying strings (and channel outputs) less probable than this are dropped
+#: (slot marginals, :func:`slot_marginals`, and correction)
 EXACT_PRUNE = 1e-7
+#: ... and where restoration *chooses* a string (the ``"marginal"`` and ``"exact"`` decoders, the
+#: weighted mixtures of several trees): the choices need only the strings that can win, and
+#: on EWT and zh_gsd dev 1e-5 chose as 1e-7 did (0 of 10,821 zh slots and of 24,025 EWT slots
+#: changed with the sentence models; 3 EWT slots with the stream model, the same 1,925 edits)
+#: at 2.7-3.8 times the decoding speed (docs/decoding.md, "How much to prune")
+RESTORE_PRUNE = 1e-5
 #: "exact": at most this many partial underlying strings per slot (the most probable) are kept
 EXACT_BEAM = 300
 #: "exact": MBR candidates per slot (the most probable strings) ...
@@ -979,14 +986,14 @@ def _expand_chunk(si, ki, pv, k_abs, cnt, made0: int, pend, slen, hsh, trans: _T
             np.minimum.reduceat(made[o], heads))
 
 
-def _slot_marginal(prior: _Prior, i: int, grammar, channel: _Channel
+def _slot_marginal(prior: _Prior, i: int, grammar, channel: _Channel, prune: Optional[float] = None
                    ) -> Tuple[Dict[Tuple[int, ...], float], float]:
     """``p(x_i | T)`` (symbol ids, '^' stripped), as ``(probabilities / scale, log scale)``.
 
     The channel reads the slot's puncteme sequence one node half at a time, each a mixture over
     its marginal; states are (pending symbol, surface so far), equal states merge; after each
-    puncteme's read, states below ``EXACT_PRUNE`` are dropped, after each half at most
-    ``EXACT_BEAM`` kept.  So this is exact up to a negligible mass where few constituents meet.
+    puncteme's read, states below ``prune`` (None: ``EXACT_PRUNE``) are dropped, after each half at
+    most ``EXACT_BEAM`` kept.  So this is exact up to a negligible mass where few constituents meet.
     Where hundreds meet (a deep chain) the surfaces are long and many: the states are then kept
     at a relative scale (``EXACT_RESCALE``), a half expands at most ``EXACT_EXPAND`` products, and
     the result is the beam's approximation; every step is vectorised over the states, and a
@@ -994,6 +1001,7 @@ def _slot_marginal(prior: _Prior, i: int, grammar, channel: _Channel
     the surfaces are (linear in the number of halves)."""
     trans = _transitions(grammar, channel)
     P = len(grammar.punctemes)
+    prune = EXACT_PRUNE if prune is None else prune
     parts = list(prior.slot_parts[i])
     r2l = channel.r2l
     if r2l:  # the machine reads u_i reversed: last half first, each puncteme reversed, '^' last
@@ -1014,7 +1022,7 @@ def _slot_marginal(prior: _Prior, i: int, grammar, channel: _Channel
     wide = len(parts) > EXACT_WIDE
     for ks, wk in reads():
         val = prob[:, None] * wk[None, :]
-        ki, si = np.nonzero(val.T >= EXACT_PRUNE)  # by puncteme, then state
+        ki, si = np.nonzero(val.T >= prune)  # by puncteme, then state
         pv = val[si, ki]
         if wide and len(pv) > EXACT_EXPAND:
             top = np.argpartition(-pv, EXACT_EXPAND - 1)[:EXACT_EXPAND]
@@ -1041,7 +1049,7 @@ def _slot_marginal(prior: _Prior, i: int, grammar, channel: _Channel
                                     pend, slen, hsh, trans)
                       for a, b in zip(cuts[:-1], cuts[1:]) if b > a]
         c_s, c_w, c_a, c_len, c_h, c_k, v, first = (np.concatenate(x) for x in zip(*parts_kept))
-        keep = v >= EXACT_PRUNE
+        keep = v >= prune
         if not keep.any():
             keep[np.argmax(v)] = True
         by_k = np.flatnonzero(keep)[np.argsort(c_k[keep], kind="stable")]  # summed across punctemes in their order
@@ -1224,13 +1232,13 @@ def _allocation(n_samples: int, k: int) -> List[int]:
     return [q + (j < r) for j in range(k)]
 
 
-def _mixture_marginal(priors: Sequence[_Prior], i: int, grammar, channel: _Channel
-                      ) -> Tuple[Dict[Tuple[int, ...], float], float]:
+def _mixture_marginal(priors: Sequence[_Prior], i: int, grammar, channel: _Channel,
+                      prune: Optional[float] = None) -> Tuple[Dict[Tuple[int, ...], float], float]:
     """``(1/K) Σ_k p(x_i | T_k)``: slot ``i``'s marginal under the uniform mixture of the trees,
     as ``(probabilities / scale, log scale)`` (see :func:`_slot_marginal`)."""
     if len(priors) == 1:
-        return _slot_marginal(priors[0], i, grammar, channel)
-    each = [_slot_marginal(prior, i, grammar, channel) for prior in priors]
+        return _slot_marginal(priors[0], i, grammar, channel, prune)
+    each = [_slot_marginal(prior, i, grammar, channel, prune) for prior in priors]
     top = max(ls for _, ls in each)
     mix: Dict[Tuple[int, ...], float] = {}
     for marg, ls in each:
@@ -1244,7 +1252,7 @@ def _marginal(model, prior_sets: Sequence[Sequence[_Prior]], channel: _Channel, 
               ) -> List[List[SlotChoice]]:
     """The ``"marginal"`` decoder: ``"exact"``'s choices, all slots of all sentences in compiled
     code (:mod:`.exact`), under the same settings."""
-    return marginal_choices(prior_sets, model.grammar, channel.phi, channel.r2l, prune=EXACT_PRUNE,
+    return marginal_choices(prior_sets, model.grammar, channel.phi, channel.r2l, prune=RESTORE_PRUNE,
                             beam=EXACT_BEAM, candidates=EXACT_CANDIDATES, support_min=EXACT_SUPPORT_MIN,
                             expand=EXACT_EXPAND, wide=EXACT_WIDE, rescale=EXACT_RESCALE,
                             symbols=model.inventory.symbols, factory=SlotChoice, empty_weight=empty_weight)
@@ -1260,7 +1268,7 @@ def _decode(model, priors: Sequence[_Prior], channel: _Channel, method: str, n_s
     if method == "exact":  # the marginals of a run of slots at a time (bounded memory)
         choices = []
         for a in range(0, n + 1, 256):
-            choices += _exact_choices([_mixture_marginal(priors, i, grammar, channel)
+            choices += _exact_choices([_mixture_marginal(priors, i, grammar, channel, RESTORE_PRUNE)
                                        for i in range(a, min(n + 1, a + 256))], empty_weight)
         return [SlotChoice(_names(model, x), float(p)) for x, p in choices]
     slots = _pool([_sample_slots(prior, grammar, channel, m, rng)

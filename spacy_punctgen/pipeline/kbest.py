@@ -362,7 +362,7 @@ def restore_weighted_mixtures(model, tree_sets: Sequence[Sequence[PunctSentence]
                                                     "tree, not all 0"))
     prior_sets, channel = mbr.mixture_priors(model, tree_sets)
     flat = [[p] for ps in prior_sets for p in ps]  # every tree on its own
-    margs = marginal_distributions(flat, model.grammar, channel.phi, channel.r2l, prune=mbr.EXACT_PRUNE,
+    margs = marginal_distributions(flat, model.grammar, channel.phi, channel.r2l, prune=mbr.RESTORE_PRUNE,
                                    beam=mbr.EXACT_BEAM, expand=mbr.EXACT_EXPAND, wide=mbr.EXACT_WIDE,
                                    rescale=mbr.EXACT_RESCALE, symbols=model.inventory.symbols)
     out, a = [], 0

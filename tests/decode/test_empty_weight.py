@@ -16,7 +16,7 @@ from spacy_punctgen.model.punct_model import PunctModel
 from spacy_punctgen.pipeline.shipped import default_model_path, restore_model_path
 
 SAMPLE = Path(__file__).resolve().parents[2] / "assets" / "sample"
-SETTINGS = dict(prune=mbr.EXACT_PRUNE, beam=mbr.EXACT_BEAM, expand=mbr.EXACT_EXPAND, wide=mbr.EXACT_WIDE,
+SETTINGS = dict(prune=mbr.RESTORE_PRUNE, beam=mbr.EXACT_BEAM, expand=mbr.EXACT_EXPAND, wide=mbr.EXACT_WIDE,
                 rescale=mbr.EXACT_RESCALE)
 
 
