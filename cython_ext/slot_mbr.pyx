@@ -316,6 +316,8 @@ cdef cppclass Work:
         _t_init(&this.mix)
 
     __dealloc__():
+        _t_free(&this.tt1)
+        _t_free(&this.tt2)
         _t_free(&this.trie)
         _t_free(&this.t1)
         _t_free(&this.t2)
