@@ -45,17 +45,26 @@ def evaluate(model_dir, test, parsed: Path, k: int, weights: str, predictions=No
     stem = parsed.name[:-len(".conllu")] if parsed.name.endswith(".conllu") else parsed.name
     paths = [parsed.with_name(f"{stem}.k{j + 1}.conllu") for j in range(k)]
     probs = json.loads(parsed.with_name(f"{stem}.kbest.json").read_text(encoding="utf-8"))
-    order = {ud.sent_id: q for q, ud in enumerate(read_conllu(paths[0]))}
-    if len(order) != len(probs) or any(g.sent_id not in order for g in gold):
-        raise ValueError(f"{paths[0]}: sent_ids do not match {test} and the kbest.json file")
+    ids = [ud.sent_id for ud in read_conllu(paths[0])]
+    if len(ids) != len(probs):
+        raise ValueError(f"{paths[0]}: {len(ids)} sentences, but the kbest.json file has {len(probs)}")
+    if all(i is not None for i in ids) and all(g.sent_id is not None for g in gold):
+        order = {i: q for q, i in enumerate(ids)}
+        if any(g.sent_id not in order for g in gold):
+            raise ValueError(f"{paths[0]}: sent_ids do not match {test}")
+        order = [order[g.sent_id] for g in gold]
+    elif len(ids) == len(gold):  # no sent_ids (e.g. UD 1.4): sentence for sentence, as parsed_sentences
+        order = list(range(len(gold)))
+    else:
+        raise ValueError(f"{paths[0]}: without sent_ids its {len(ids)} sentences must be {test}'s {len(gold)}")
     parses = [parsed_sentences(p, gold) for p in paths]
     if weights == "padded":
         sets = [list(ts) for ts in zip(*parses)]
         w = [[1.0] * k for _ in gold]
     else:
-        m = [len(probs[order[g.sent_id]]) for g in gold]
+        m = [len(probs[order[q]]) for q in range(len(gold))]
         sets = [[parses[j][q] for j in range(m[q])] for q in range(len(gold))]
-        w = [probs[order[g.sent_id]][:m[q]] if weights == "beam" else [1.0] * m[q] for q, g in enumerate(gold)]
+        w = [probs[order[q]][:m[q]] if weights == "beam" else [1.0] * m[q] for q in range(len(gold))]
     t0 = time.perf_counter()
     if weights == "beam":
         choices = restore_weighted_mixtures(model, sets, w)
