@@ -303,8 +303,10 @@ cdef cppclass Work:
     int n_cand
     double support_min
     double empty_weight   # the empty string's weight in the risk (1: expected edit distance)
+    const double* g_weight  # per g_unit entry: its tree's weight in the group's mixture (NULL: 1/K each)
 
     __init__():
+        this.g_weight = NULL
         _t_init(&this.tt1)
         _t_init(&this.tt2)
         _t_init(&this.trie)
@@ -890,6 +892,11 @@ cdef int _group(Work* W, const int64_t* g_ptr, const int64_t* g_unit, int64_t g,
             return NO_MEMORY
         for t in range(K):
             f = exp(W.m_ls[t] - ls)  # 1.0 unless a tree's slot needed rescaling
+            if W.g_weight != NULL:  # the trees' own weights (they sum to 1 in each group)
+                f *= W.g_weight[g_ptr[g] + t]
+                for j in range(W.m_off[t], W.m_off[t + 1]):
+                    _t_add(&W.mix, W.m_keys[j], W.m_vals[j] * f)
+                continue
             for j in range(W.m_off[t], W.m_off[t + 1]):
                 _t_add(&W.mix, W.m_keys[j], W.m_vals[j] * f / <double>K)
         marg = &W.mix
@@ -1017,7 +1024,8 @@ def slot_mbr(const int64_t[::1] s_ptr, const int64_t[::1] g_ptr, const int64_t[:
              const int64_t[::1] pm_ptr, const int32_t[::1] pm_sym, const double[:, :, ::1] phi, bint r2l,
              int bos, double prune, int64_t beam, int64_t n_cand, double support_min,
              bint marginals=False, object symbols=None, object factory=None, int64_t k_offset=0,
-             int64_t expand=0, int64_t wide=0, double rescale=0.0, double empty_weight=1.0):
+             int64_t expand=0, int64_t wide=0, double rescale=0.0, double empty_weight=1.0,
+             const double[::1] g_weight=None):
     """Per-slot MBR choices (or, with ``marginals``, the whole slot marginals) of every slot of
     every sentence; layout and semantics: the module docstring.
 
@@ -1025,7 +1033,8 @@ def slot_mbr(const int64_t[::1] s_ptr, const int64_t[::1] g_ptr, const int64_t[:
     prob)`` (default: the tuple ``(surface, prob)``), or with ``marginals`` a dict ``{surface:
     prob}`` in ranked order; ``surface`` is a tuple of symbol ids, or of ``symbols[id]``.
     ``expand``/``wide``/``rescale``: mbr's ``EXACT_EXPAND``/``EXACT_WIDE``/``EXACT_RESCALE``
-    (0: no cap, no rescaling).  Raises ValueError: E189 for inconsistent arrays, E180 for a slot
+    (0: no cap, no rescaling).  ``g_weight`` (one per ``g_unit`` entry, each group's summing to 1):
+    the trees' weights in the mixture instead of ``1/K`` each.  Raises ValueError: E189 for inconsistent arrays, E180 for a slot
     without any surface string, E181 where the channel moves or deletes ``^`` (sentences numbered
     from ``k_offset`` in these messages); MemoryError where an allocation fails."""
     cdef int64_t n_sent = s_ptr.shape[0] - 1, G = g_ptr.shape[0] - 1, U = u_ptr.shape[0] - 1
@@ -1061,6 +1070,12 @@ def slot_mbr(const int64_t[::1] s_ptr, const int64_t[::1] g_ptr, const int64_t[:
     for j in range(g_unit.shape[0]):
         if not (0 <= g_unit[j] < U):
             raise _bad(f"g_unit[{j}] = {g_unit[j]}, outside 0..{U - 1}")
+    if g_weight is not None:
+        if g_weight.shape[0] != g_unit.shape[0]:
+            raise _bad(f"g_weight has {g_weight.shape[0]} entries for {g_unit.shape[0]} in g_unit")
+        for j in range(g_weight.shape[0]):
+            if not (g_weight[j] >= 0.0 and isfinite(g_weight[j])):
+                raise _bad(f"g_weight[{j}] = {g_weight[j]}")
     for g in range(G):
         for j in range(g_ptr[g] + 1, g_ptr[g + 1]):
             if u_slot0[g_unit[j]] != u_slot0[g_unit[g_ptr[g]]]:
@@ -1119,6 +1134,7 @@ def slot_mbr(const int64_t[::1] s_ptr, const int64_t[::1] g_ptr, const int64_t[:
     W.n_cand = <int>n_cand
     W.support_min = support_min
     W.empty_weight = empty_weight
+    W.g_weight = &g_weight[0] if g_weight is not None and g_weight.shape[0] > 0 else NULL
     W.out_ptr.push_back(0)
     W.g_out.push_back(0)
     with nogil:

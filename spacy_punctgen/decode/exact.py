@@ -38,7 +38,8 @@ BATCH_SENTENCES = 512
 class _Flat:
     """Every array the kernel reads, for one batch of sentences (see slot_mbr.pyx)."""
 
-    __slots__ = ("s_ptr", "g_ptr", "g_unit", "u_ptr", "u_slot0", "part_half", "node_ptr", "pairs", "pair_p")
+    __slots__ = ("s_ptr", "g_ptr", "g_unit", "g_weight", "u_ptr", "u_slot0", "part_half", "node_ptr", "pairs",
+                 "pair_p")
 
 
 def _check_phi(grammar, phi) -> np.ndarray:
@@ -131,8 +132,10 @@ def _node_pairs(pair_list: list, prob_list: list, n_nodes: int, B: int, node_pri
     return node_ptr, pairs, probs
 
 
-def _flatten(prior_sets: Sequence[Sequence[object]], B: int, k0: int = 0) -> _Flat:
-    """The kernel's arrays for the sentences ``prior_sets`` (numbered from ``k0`` in errors)."""
+def _flatten(prior_sets: Sequence[Sequence[object]], B: int, k0: int = 0,
+             weights: Optional[Sequence[np.ndarray]] = None) -> _Flat:
+    """The kernel's arrays for the sentences ``prior_sets`` (numbered from ``k0`` in errors);
+    ``weights`` (per sentence, one per tree, summing to 1): ``g_weight``, else None (1/K each)."""
     trees: List[Tuple[int, int]] = []
     flat = []
     for k, ts in enumerate(prior_sets, k0):
@@ -202,6 +205,7 @@ def _flatten(prior_sets: Sequence[Sequence[object]], B: int, k0: int = 0) -> _Fl
     slots = n[first_tree[:-1]] + 1  # per sentence
     out.s_ptr = np.zeros(len(K) + 1, dtype=np.int64)
     np.cumsum(slots, out=out.s_ptr[1:])
+    out.g_weight = None
     if (K == 1).all():
         out.g_ptr = np.arange(len(counts) + 1, dtype=np.int64)
         out.g_unit = np.arange(len(counts), dtype=np.int64)
@@ -215,26 +219,49 @@ def _flatten(prior_sets: Sequence[Sequence[object]], B: int, k0: int = 0) -> _Fl
         e_group = np.repeat(np.arange(G, dtype=np.int64), Kg)
         e_tree = np.arange(int(out.g_ptr[-1]), dtype=np.int64) - out.g_ptr[e_group]
         out.g_unit = unit_base[first_tree[g_sent[e_group]] + e_tree] + g_slot[e_group]
+        if weights is not None:
+            w_tree = np.concatenate([np.asarray(w, dtype=np.float64) for w in weights])
+            out.g_weight = np.ascontiguousarray(w_tree[first_tree[g_sent[e_group]] + e_tree])
     return out
+
+
+def _check_weights(prior_sets: list, weights) -> Optional[List[np.ndarray]]:
+    """``weights`` (per sentence, one number >= 0 per tree, not all 0) normalised per sentence
+    (E099 otherwise); None stays None."""
+    if weights is None:
+        return None
+    weights = [np.asarray(w, dtype=np.float64).reshape(-1) for w in weights]
+    if len(weights) != len(prior_sets) or any(
+            len(w) != len(ts) or not np.isfinite(w).all() or (w < 0).any() or w.sum() <= 0
+            for w, ts in zip(weights, prior_sets)):
+        raise ValueError(Errors.E099.format(problem="weights must be one list per sentence, one number >= 0 per "
+                                                    "tree, not all 0"))
+    return [w / w.sum() for w in weights]
 
 
 def _run(prior_sets, grammar, phi, r2l: bool, prune: float, beam: int, candidates: int,
          support_min: float, expand: int, wide: int, rescale: float, marginals: bool, symbols, factory,
-         empty_weight: float = 1.0) -> list:
+         empty_weight: float = 1.0, weights=None) -> list:
     _check_settings(prune, beam, candidates, support_min, expand, wide, rescale)
     phi = _check_phi(grammar, phi)
     pm_ptr, pm_sym = _puncteme_table(grammar)
     if symbols is not None and len(symbols) < int(grammar.n_symbols):
         raise ValueError(Errors.E179.format(name="symbols", what=f"{grammar.n_symbols} names",
                                             value=f"{len(symbols)} names"))
-    prior_sets = list(prior_sets)
+    prior_sets = [list(ts) for ts in prior_sets]
+    weights = _check_weights(prior_sets, weights)
+    if weights is not None:  # trees of weight 0 are not read at all
+        kept = [[j for j, x in enumerate(w) if x > 0] for w in weights]
+        prior_sets = [[ts[j] for j in keep] for ts, keep in zip(prior_sets, kept)]
+        weights = [w[keep] for w, keep in zip(weights, kept)]
     out: list = []
     for a in range(0, len(prior_sets), BATCH_SENTENCES):
-        f = _flatten(prior_sets[a:a + BATCH_SENTENCES], len(pm_ptr) - 1, a)
+        f = _flatten(prior_sets[a:a + BATCH_SENTENCES], len(pm_ptr) - 1, a,
+                     None if weights is None else weights[a:a + BATCH_SENTENCES])
         out.extend(slot_mbr(f.s_ptr, f.g_ptr, f.g_unit, f.u_ptr, f.u_slot0, f.part_half, f.node_ptr, f.pairs,
                             f.pair_p, pm_ptr, pm_sym, phi, bool(r2l), BOS, float(prune), int(beam),
                             int(candidates), float(support_min), marginals, symbols, factory, a,
-                            int(expand), int(wide), float(rescale), float(empty_weight)))
+                            int(expand), int(wide), float(rescale), float(empty_weight), f.g_weight))
     return out
 
 
@@ -242,14 +269,16 @@ def marginal_choices(prior_sets: Sequence[Sequence[object]], grammar, phi: np.nd
                      prune: float, beam: int, candidates: int, support_min: float, expand: int = 0,
                      wide: int = 0, rescale: float = 0.0, symbols: Optional[Sequence[str]] = None,
                      factory: Optional[Callable[[tuple, float], object]] = None,
-                     empty_weight: float = 1.0) -> List[list]:
+                     empty_weight: float = 1.0, weights: Optional[Sequence[Sequence[float]]] = None) -> List[list]:
     """Per sentence, per slot ``x_0..x_n``: the MBR string under the slot's exact marginal (the
     uniform mixture of the sentence's trees) and its probability, as ``factory(surface, prob)``
     (default: the tuple).  ``surface``: symbol ids, or ``symbols[id]`` with ``symbols``; slot 0's
     ``^`` is stripped.  ``empty_weight``: the empty string's weight in the risk (the module
-    docstring of ``cython_ext/slot_mbr.pyx``).  Equal to mbr's ``"exact"`` choices for the same settings."""
+    docstring of ``cython_ext/slot_mbr.pyx``).  Equal to mbr's ``"exact"`` choices for the same settings.
+    ``weights`` (per sentence, one number >= 0 per tree, normalised here; E099 otherwise): the
+    mixture ``Σ_j w_j p(x_i | T_j)`` instead of the uniform one (trees of weight 0 are not read)."""
     return _run(prior_sets, grammar, phi, r2l, prune, beam, candidates, support_min, expand, wide, rescale,
-                False, symbols, factory, empty_weight)
+                False, symbols, factory, empty_weight, weights)
 
 
 def marginal_distributions(prior_sets: Sequence[Sequence[object]], grammar, phi: np.ndarray, r2l: bool, *,

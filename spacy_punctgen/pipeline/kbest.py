@@ -31,7 +31,6 @@ from __future__ import annotations
 
 from typing import Dict, Iterable, Iterator, List, NamedTuple, Optional, Sequence, Tuple
 
-import numpy as np
 from spacy.language import Language
 from spacy.tokens import Doc
 
@@ -342,47 +341,23 @@ def restore_weighted_mixtures(model, tree_sets: Sequence[Sequence[PunctSentence]
                               weights: Sequence[Sequence[float]], empty_weight: float = 1.0):
     """Per-slot MBR punctuation of each sentence under the *weighted* mixture
     ``p(x_i) = Σ_j w_j p(x_i | T_j)`` of its trees (``weights[k]``: sentence ``k``'s, one per
-    tree, >= 0 and not all 0; normalised here).  Each tree's exact slot marginals come from the
-    compiled ``marginal`` decoder (:func:`decode.exact.marginal_distributions`, the same pruning);
-    the choice is the ``exact`` decoder's: the ``EXACT_CANDIDATES`` most probable strings
-    against the support strings at least ``EXACT_SUPPORT_MIN`` probable (at most ``EXACT_BEAM``),
-    least expected edit distance (:func:`decode.mbr.mbr_index`; ties: the more probable).  Equal
-    weights give :func:`decode.mbr.restore_mixtures`' choices; all the weight on one tree, that
-    tree's own.  ``empty_weight``: the empty string's weight in the risk (:func:`decode.mbr.risk_weights`)."""
+    tree, >= 0 and not all 0; normalised here; E099 otherwise), decoded as the ``marginal``
+    decoder decodes the uniform mixture (:func:`decode.exact.marginal_choices` with ``weights``:
+    the same pruning, candidates and support, in compiled code; trees of weight 0 are not read).
+    Equal weights give :func:`decode.mbr.restore_mixtures`' choices; all the weight on one tree,
+    that tree's own.  ``empty_weight``: the empty string's weight in the risk
+    (:func:`decode.mbr.risk_weights`)."""
     from spacy_punctgen.decode import mbr
-    from spacy_punctgen.decode.exact import marginal_distributions
+    from spacy_punctgen.decode.exact import marginal_choices
 
     empty_weight = mbr.check_empty_weight(empty_weight)
     tree_sets = [list(ts) for ts in tree_sets]
-    weights = [np.asarray(w, dtype=np.float64) for w in weights]
-    if len(weights) != len(tree_sets) or any(
-            len(w) != len(ts) or not np.isfinite(w).all() or (w < 0).any() or w.sum() <= 0
-            for w, ts in zip(weights, tree_sets)):
+    if len(weights) != len(tree_sets):
         raise ValueError(Errors.E099.format(problem="weights must be one list per sentence, one number >= 0 per "
                                                     "tree, not all 0"))
     prior_sets, channel = mbr.mixture_priors(model, tree_sets)
-    flat = [[p] for ps in prior_sets for p in ps]  # every tree on its own
-    margs = marginal_distributions(flat, model.grammar, channel.phi, channel.r2l, prune=mbr.RESTORE_PRUNE,
-                                   beam=mbr.EXACT_BEAM, expand=mbr.EXACT_EXPAND, wide=mbr.EXACT_WIDE,
-                                   rescale=mbr.EXACT_RESCALE, symbols=model.inventory.symbols)
-    out, a = [], 0
-    for ts, w in zip(tree_sets, weights):
-        w = w / w.sum()
-        per_tree = margs[a:a + len(ts)]
-        a += len(ts)
-        choices = []
-        for slot in zip(*per_tree):
-            mix: Dict[tuple, float] = {}
-            for wj, marg in zip(w, slot):
-                if wj > 0:
-                    for x, p in marg.items():
-                        mix[tuple(x)] = mix.get(tuple(x), 0.0) + float(wj) * p
-            mix = {x: p for x, p in mix.items() if p > 0}
-            ranked = sorted(mix, key=lambda x: (-mix[x], x))
-            support = [x for x in ranked[:mbr.EXACT_BEAM] if mix[x] >= mbr.EXACT_SUPPORT_MIN] or ranked[:1]
-            cands = ranked[:mbr.EXACT_CANDIDATES]
-            best = cands[0] if len(cands) == 1 else \
-                cands[mbr.mbr_index(cands, support, mbr.risk_weights(mix, support, empty_weight))]
-            choices.append(mbr.SlotChoice(best, mix[best]))
-        out.append(choices)
-    return out
+    return marginal_choices(prior_sets, model.grammar, channel.phi, channel.r2l, prune=mbr.RESTORE_PRUNE,
+                            beam=mbr.EXACT_BEAM, candidates=mbr.EXACT_CANDIDATES,
+                            support_min=mbr.EXACT_SUPPORT_MIN, expand=mbr.EXACT_EXPAND, wide=mbr.EXACT_WIDE,
+                            rescale=mbr.EXACT_RESCALE, symbols=model.inventory.symbols, factory=mbr.SlotChoice,
+                            empty_weight=empty_weight, weights=weights)

@@ -477,3 +477,61 @@ def test_equal_to_exact_on_zh_dev():
     model, _ = train_model(train, dev[:20], TrainConfig(epochs=1, sentences_per_epoch=0, direction="l2r",
                                                         progress=False))
     assert assert_equal_to_exact(model, [[s] for s in dev]) == sum(len(s.words) + 1 for s in dev)
+
+
+# ----------------------------------------------------------------------------- weighted mixtures
+def _weighted_reference(model, tree_set, w):
+    """The weighted mixture decoded in Python from each tree's compiled marginals: mixed with the
+    weights, ranked, candidates against the support, least risk (mbr's exact-decoder rules)."""
+    prior_sets, channel = mbr.mixture_priors(model, [tree_set])
+    flat = [[p] for p in prior_sets[0]]
+    per_tree = marginal_distributions(flat, model.grammar, channel.phi, channel.r2l,
+                                      symbols=model.inventory.symbols, **_settings())
+    w = np.asarray(w, dtype=float) / sum(w)
+    out = []
+    for slot in zip(*per_tree):
+        mix = {}
+        for wj, marg in zip(w, slot):
+            for x, p in marg.items():
+                mix[tuple(x)] = mix.get(tuple(x), 0.0) + wj * p
+        ranked = sorted(mix, key=lambda x: (-mix[x], x))
+        support = [x for x in ranked[:mbr.EXACT_BEAM] if mix[x] >= mbr.EXACT_SUPPORT_MIN] or ranked[:1]
+        cands = ranked[:mbr.EXACT_CANDIDATES]
+        best = cands[mbr.mbr_index(cands, support, mbr.risk_weights(mix, support, 1.0))] if len(cands) > 1 else cands[0]
+        out.append((best, mix[best]))
+    return out
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2, 3])
+def test_weighted_mixtures_equal_the_python_mixture(seed):
+    rng = np.random.default_rng(seed)
+    model = toy_model("l2r" if seed % 2 else "r2l", seed=seed)
+    base = _random_sentence(rng, 7)
+    trees = [base] + [punct_sentence(base.words, base.upos, t.heads, t.deprels, base.slots)
+                      for t in (_random_sentence(rng, 7) for _ in range(3))]
+    w = [float(x) for x in rng.random(4)]
+    w[1] = 0.0  # a tree of weight 0 is not read
+    prior_sets, channel = mbr.mixture_priors(model, [trees])
+    got = marginal_choices(prior_sets, model.grammar, channel.phi, channel.r2l, candidates=mbr.EXACT_CANDIDATES,
+                           support_min=mbr.EXACT_SUPPORT_MIN, symbols=model.inventory.symbols, weights=[w],
+                           **_settings())[0]
+    want = _weighted_reference(model, trees, w)
+    assert [x for x, _ in got] == [x for x, _ in want]
+    assert [p for _, p in got] == pytest.approx([p for _, p in want], rel=1e-9, abs=1e-300)
+    without = marginal_choices(prior_sets[:1] and [[prior_sets[0][j] for j in (0, 2, 3)]], model.grammar,
+                               channel.phi, channel.r2l, candidates=mbr.EXACT_CANDIDATES,
+                               support_min=mbr.EXACT_SUPPORT_MIN, symbols=model.inventory.symbols,
+                               weights=[[w[0], w[2], w[3]]], **_settings())[0]
+    assert without == got
+
+
+@pytest.mark.parametrize("bad", [[[1.0]], [[1.0, -1.0]], [[0.0, 0.0]], [[1.0, float("nan")]], [[1.0, 1.0], [1.0]]])
+def test_bad_weights_are_refused(bad):
+    model = toy_model("l2r", seed=0)
+    rng = np.random.default_rng(0)
+    base = _random_sentence(rng, 4)
+    other = punct_sentence(base.words, base.upos, _random_sentence(rng, 4).heads, base.deprels, base.slots)
+    prior_sets, channel = mbr.mixture_priors(model, [[base, other]])
+    with pytest.raises(ValueError, match="E099"):
+        marginal_choices(prior_sets, model.grammar, channel.phi, channel.r2l, candidates=mbr.EXACT_CANDIDATES,
+                         support_min=mbr.EXACT_SUPPORT_MIN, weights=bad, **_settings())
