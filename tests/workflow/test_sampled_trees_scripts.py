@@ -76,3 +76,15 @@ def test_bad_ks_are_refused(files, args):
 def test_table_refuses_an_unnamed_file(tmp_path):
     md = _run([ROOT / "scripts" / "sampled_trees_table.py", str(tmp_path / "x.json")])
     assert md.returncode == 1 and "NAME=PATH" in md.stderr
+
+
+def test_prune_sweep_reports_each_threshold(files, tmp_path):
+    _, punct, _ = files
+    out = tmp_path / "sweep.json"
+    proc = _run([ROOT / "scripts" / "prune_sweep.py", restore_model_path("en"), punct, out, "--prunes", "1e-7,1e-5,0.2"])
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    rows = json.loads(out.read_text(encoding="utf-8"))["rows"]
+    assert [r["prune"] for r in rows] == [1e-7, 1e-5, 0.2] and rows[0]["slots_changed"] == 0
+    assert all(r["cpu_sentences_per_second"] > 0 and 0 <= r["aed"] <= 1 for r in rows)
+    bad = _run([ROOT / "scripts" / "prune_sweep.py", restore_model_path("en"), punct, out, "--prunes", "2"])
+    assert bad.returncode == 1 and "--prunes" in bad.stderr
