@@ -231,6 +231,24 @@ def test_shipped_system_with_another_parser_folder(tmp_path):
                  "--parser", str(tmp_path / "no-such-parser")]) == 1
 
 
+def test_shipped_system_with_trees_drawn_from_the_parser(tmp_path):
+    """evaluate-stream shipped --kbest K --kbest-search sample records how the trees were made
+    and restores the same text; the draws are seeded, so a second run gives the same scores."""
+    from spacy_punctgen.cli import main
+
+    test = str(SAMPLE / "en_sample-ud-test.conllu")
+    runs = []
+    for name in ("a", "b"):
+        out = tmp_path / f"{name}.json"
+        assert main(["evaluate-stream", "shipped", test, "--limit", "2", "--kbest", "4", "--kbest-search", "sample",
+                     "--kbest-temperature", "1.5", "--kbest-weights", "beam", "--output", str(out)]) == 0
+        runs.append(json.loads(out.read_text()))
+    assert runs[0]["kbest"] == 4 and runs[0]["kbest_search"] == "sample" and runs[0]["kbest_temperature"] == 1.5
+    assert runs[0]["kbest_weights"] == "beam" and runs[0]["scores"] == runs[1]["scores"]
+    assert main(["evaluate-stream", "shipped", test, "--limit", "1", "--kbest", "2", "--kbest-search", "gibbs",
+                 "--output", str(tmp_path / "x.json")]) != 0
+
+
 def _ted_file(path, n_sentences, seed):
     import random as _random
 
