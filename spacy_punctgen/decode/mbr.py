@@ -1248,14 +1248,16 @@ def _mixture_marginal(priors: Sequence[_Prior], i: int, grammar, channel: _Chann
     return mix, top
 
 
-def _marginal(model, prior_sets: Sequence[Sequence[_Prior]], channel: _Channel, empty_weight: float = 1.0
-              ) -> List[List[SlotChoice]]:
+def _marginal(model, prior_sets: Sequence[Sequence[_Prior]], channel: _Channel, empty_weight: float = 1.0,
+              weights: Optional[Sequence[Sequence[float]]] = None) -> List[List[SlotChoice]]:
     """The ``"marginal"`` decoder: ``"exact"``'s choices, all slots of all sentences in compiled
-    code (:mod:`.exact`), under the same settings."""
+    code (:mod:`.exact`), under the same settings; ``weights``: per sentence, its trees' weights
+    in the mixture (:func:`.exact.marginal_choices`; None: equal)."""
     return marginal_choices(prior_sets, model.grammar, channel.phi, channel.r2l, prune=RESTORE_PRUNE,
                             beam=EXACT_BEAM, candidates=EXACT_CANDIDATES, support_min=EXACT_SUPPORT_MIN,
                             expand=EXACT_EXPAND, wide=EXACT_WIDE, rescale=EXACT_RESCALE,
-                            symbols=model.inventory.symbols, factory=SlotChoice, empty_weight=empty_weight)
+                            symbols=model.inventory.symbols, factory=SlotChoice, empty_weight=empty_weight,
+                            weights=weights)
 
 
 def _decode(model, priors: Sequence[_Prior], channel: _Channel, method: str, n_samples: int,

@@ -348,16 +348,7 @@ def restore_weighted_mixtures(model, tree_sets: Sequence[Sequence[PunctSentence]
     that tree's own.  ``empty_weight``: the empty string's weight in the risk
     (:func:`decode.mbr.risk_weights`)."""
     from spacy_punctgen.decode import mbr
-    from spacy_punctgen.decode.exact import marginal_choices
 
     empty_weight = mbr.check_empty_weight(empty_weight)
-    tree_sets = [list(ts) for ts in tree_sets]
-    if len(weights) != len(tree_sets):
-        raise ValueError(Errors.E099.format(problem="weights must be one list per sentence, one number >= 0 per "
-                                                    "tree, not all 0"))
-    prior_sets, channel = mbr.mixture_priors(model, tree_sets)
-    return marginal_choices(prior_sets, model.grammar, channel.phi, channel.r2l, prune=mbr.RESTORE_PRUNE,
-                            beam=mbr.EXACT_BEAM, candidates=mbr.EXACT_CANDIDATES,
-                            support_min=mbr.EXACT_SUPPORT_MIN, expand=mbr.EXACT_EXPAND, wide=mbr.EXACT_WIDE,
-                            rescale=mbr.EXACT_RESCALE, symbols=model.inventory.symbols, factory=mbr.SlotChoice,
-                            empty_weight=empty_weight, weights=weights)
+    prior_sets, channel = mbr.mixture_priors(model, [list(ts) for ts in tree_sets])
+    return mbr._marginal(model, prior_sets, channel, empty_weight, weights)

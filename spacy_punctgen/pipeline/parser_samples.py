@@ -124,11 +124,8 @@ def sample_states(parser, docs: Sequence[Doc], k: int, temperature: float = 1.0,
         return [states[d * k:(d + 1) * k] for d in range(len(docs))]
     keys = np.zeros(len(states), dtype=np.uint64)
     drawn = np.zeros(len(states), dtype=bool)
-    if k > 1:
-        per_doc = draw_keys(docs, k - 1, seed)
-        for d in range(len(docs)):
-            keys[d * k + 1:(d + 1) * k] = per_doc[d]
-            drawn[d * k + 1:(d + 1) * k] = True
+    keys.reshape(len(docs), k)[:, 1:] = draw_keys(docs, k - 1, seed)  # state d * k + j: Doc d's draw j
+    drawn.reshape(len(docs), k)[:, 1:] = True
     step_model = parser.model.predict(docs)
     try:
         todo = np.array([i for i, s in enumerate(states) if not s.is_final()], dtype=np.int64)
