@@ -22,6 +22,7 @@ import math
 from typing import List, Sequence
 
 import numpy as np
+from spacy.attrs import ORTH
 from spacy.tokens import Doc
 
 from spacy_punctgen.errors import Errors
@@ -64,7 +65,7 @@ def draw_keys(docs: Sequence[Doc], n_draws: int, seed: int) -> np.ndarray:
         draws = mix64(np.arange(1, n_draws + 1, dtype=np.uint64) * _GOLDEN)
     out = np.empty((len(docs), n_draws), dtype=np.uint64)
     for d, doc in enumerate(docs):
-        orth = np.fromiter((t.orth for t in doc), dtype=np.uint64, count=len(doc))
+        orth = doc.to_array(ORTH).astype(np.uint64)
         positions = mix64(np.arange(1, len(doc) + 1, dtype=np.uint64) ^ seed_key)
         words = np.bitwise_xor.reduce(mix64(orth ^ positions)) if len(doc) else np.uint64(0)
         out[d] = mix64(draws ^ mix64(words ^ seed_key ^ np.uint64(len(doc))))
