@@ -14,7 +14,8 @@ sentence of PUNCT with MODEL from the mixture of its distinct trees, weighed by 
 probabilities (``--weights beam``: the beam's, or for draws each tree's share of the k, i.e.
 the Monte Carlo mixture) or equally.  k = 1 is the greedy parse.  OUT.json gets one row per k:
 AED, edits, comma P/R/F1, distinct trees per sentence, the parse's thread CPU seconds and
-``cost_vs_greedy`` (the greedy parse of the same sentences timed in the same run); with
+``cost_vs_greedy`` (the greedy parse of the same sentences timed in the same run; each the least of
+``--timing-repeats`` runs, 3 by default: one run on a shared machine is too noisy); with
 ``--predictions DIR`` each k's predictions go to ``DIR/k<k>.jsonl`` (for
 ``scripts/permutation_test.py``).  The tree files go to ``--work`` (default: a temporary folder)
 and are not kept.
@@ -35,7 +36,7 @@ from parse_conllu import parse_file_kbest  # noqa: E402
 
 
 def curve(parser, model, punct: Path, depunct: Path, ks, search: str = "sample", temperature: float = 1.0,
-          seed: int = 0, weights: str = "beam", predictions=None, work=None) -> dict:
+          seed: int = 0, weights: str = "beam", predictions=None, work=None, timing_repeats: int = 3) -> dict:
     import spacy
 
     nlp = spacy.load(parser)
@@ -46,7 +47,7 @@ def curve(parser, model, punct: Path, depunct: Path, ks, search: str = "sample",
         for k in ks:
             trees = folder / f"{depunct.stem}.{search}{k}.conllu"
             parse = parse_file_kbest(nlp, depunct, trees, k, compare_greedy=True, search=search,
-                                     temperature=temperature, seed=seed)
+                                     temperature=temperature, seed=seed, timing_repeats=timing_repeats)
             pred = Path(predictions) / f"k{k}.jsonl" if predictions else None
             t0 = time.perf_counter()
             report = evaluate(model, punct, trees, k, weights if k > 1 else "uniform", predictions=pred)
@@ -58,7 +59,7 @@ def curve(parser, model, punct: Path, depunct: Path, ks, search: str = "sample",
                          **({"predictions": str(pred)} if pred else {})})
             print(json.dumps(rows[-1]), file=sys.stderr)
     return {"parser": str(parser), "model": str(model), "test": str(punct), "depunct": str(depunct),
-            "search": search, "weights": weights, "seed": seed,
+            "search": search, "weights": weights, "seed": seed, "timing_repeats": timing_repeats,
             **({"temperature": temperature} if search == "sample" else {}), "rows": rows}
 
 
@@ -76,13 +77,17 @@ def main(argv=None) -> int:
     p.add_argument("--weights", choices=("beam", "uniform"), default="beam")
     p.add_argument("--predictions", default=None, help="folder for each k's predictions (k<k>.jsonl)")
     p.add_argument("--work", default=None, help="folder for the tree files (default: temporary)")
+    p.add_argument("--timing-repeats", type=int, default=3,
+                   help="the parse costs are the least CPU of this many runs each (greedy and each k)")
     args = p.parse_args(argv)
     try:
         ks = [int(k) for k in args.ks.split(",") if k.strip()]
         if not ks or any(k < 1 for k in ks):
             raise ValueError(f"--ks must list numbers of trees >= 1, not {args.ks!r}")
+        if args.timing_repeats < 1:
+            raise ValueError(f"--timing-repeats must be at least 1, not {args.timing_repeats}")
         result = curve(args.parser, args.model, args.punct, args.depunct, ks, args.search, args.temperature,
-                       args.seed, args.weights, args.predictions, args.work)
+                       args.seed, args.weights, args.predictions, args.work, args.timing_repeats)
     except (ValueError, OSError) as e:
         print(f"sampled_trees_curve: {e}", file=sys.stderr)
         return 1

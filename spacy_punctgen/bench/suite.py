@@ -63,7 +63,7 @@ TARGETS = {
     "trees_cost_vs_greedy": 1.5,  # several trees from one parser: <= 1.5 x its greedy parse
 }
 #: (search, k) of the ``trees`` section
-TREE_SETTINGS = (("sample", 4), ("sample", 8), ("beam", 2))
+TREE_SETTINGS = (("sample", 4), ("sample", 6), ("sample", 8), ("beam", 2))
 _ONE_THREAD = {k: "1" for k in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS",
                                 "VECLIB_MAXIMUM_THREADS", "NUMEXPR_NUM_THREADS")}
 

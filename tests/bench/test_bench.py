@@ -16,7 +16,7 @@ from spacy_punctgen.testing.env import package_env
 
 SAMPLE = Path(__file__).resolve().parents[2] / "assets" / "sample"
 FIGURES = {"train_epoch", "train_peak_rss", "cython_vs_numpy_inside", "analysis_throughput",
-           "analysis_rss_growth", "scaling", "pipe_n_process_2", "trees_sample_4", "trees_sample_8",
+           "analysis_rss_growth", "scaling", "pipe_n_process_2", "trees_sample_4", "trees_sample_6", "trees_sample_8",
            "trees_beam_2"}
 
 
@@ -46,7 +46,7 @@ def test_quick_bench_reports_every_figure(quick):
             assert key in fig, (name, key)
         assert isinstance(fig["ratio"], float) and math.isfinite(fig["ratio"]) and fig["ratio"] > 0, name
     assert figures["pipe_n_process_2"]["identical_outputs"] is True
-    for name in ("trees_sample_4", "trees_sample_8", "trees_beam_2"):
+    for name in ("trees_sample_4", "trees_sample_6", "trees_sample_8", "trees_beam_2"):
         k = int(name.rsplit("_", 1)[1])
         assert 1 <= figures[name]["mean_distinct_trees"] <= k
     assert figures["cython_vs_numpy_inside"]["max_relative_difference"] < 1e-8

@@ -34,10 +34,11 @@ def test_curve_rows_predictions_and_table(files):
     tmp, punct, depunct = files
     out = tmp / "curve.json"
     proc = _run([ROOT / "scripts" / "sampled_trees_curve.py", shipped_parser_path("en"), restore_model_path("en"),
-                 punct, depunct, out, "--ks", "1,3", "--temperature", "1.5", "--predictions", tmp / "pred"])
+                 punct, depunct, out, "--ks", "1,3", "--temperature", "1.5", "--predictions", tmp / "pred",
+                 "--timing-repeats", "2"])
     assert proc.returncode == 0, proc.stderr[-2000:]
     data = json.loads(out.read_text(encoding="utf-8"))
-    assert (data["search"], data["weights"], data["temperature"]) == ("sample", "beam", 1.5)
+    assert (data["search"], data["weights"], data["temperature"], data["timing_repeats"]) == ("sample", "beam", 1.5, 2)
     rows = {r["k"]: r for r in data["rows"]}
     assert set(rows) == {1, 3}
     assert rows[1]["mean_trees"] == 1.0 and 1.0 <= rows[3]["mean_trees"] <= 3.0
@@ -65,12 +66,24 @@ def test_the_same_seed_gives_the_same_trees(files):
     assert all(abs(sum(s) - 1) < 1e-5 and all(round(x * 4, 4) == round(x * 4) for x in s) for s in shares)
 
 
-@pytest.mark.parametrize("args", [["--ks", "0,2"], ["--ks", ""]])
-def test_bad_ks_are_refused(files, args):
+@pytest.mark.parametrize("args, named", [(["--ks", "0,2"], "--ks"), (["--ks", ""], "--ks"),
+                                         (["--timing-repeats", "0"], "--timing-repeats")])
+def test_bad_settings_are_refused(files, args, named):
     tmp, punct, depunct = files
     proc = _run([ROOT / "scripts" / "sampled_trees_curve.py", shipped_parser_path("en"), restore_model_path("en"),
                  punct, depunct, tmp / "x.json", *args])
-    assert proc.returncode == 1 and "--ks" in proc.stderr
+    assert proc.returncode == 1 and named in proc.stderr and not (tmp / "x.json").exists()
+
+
+def test_the_cost_is_the_least_of_the_repeats(monkeypatch):
+    sys.path.insert(0, str(ROOT / "scripts"))
+    import parse_conllu
+
+    clock = iter([0.0, 5.0, 10.0, 12.0, 20.0, 23.0])  # runs of 5, 2 and 3 CPU seconds
+    monkeypatch.setattr(parse_conllu.time, "thread_time", lambda: next(clock))
+    made = []
+    best, arg, out = parse_conllu._best_thread_cpu(lambda: made.append(len(made)) or len(made), lambda a: a * 10, 3)
+    assert best == 2.0 and (arg, out) == (3, 30) and made == [0, 1, 2]
 
 
 def test_table_refuses_an_unnamed_file(tmp_path):
