@@ -654,10 +654,10 @@ def run_bench(data: Optional[str] = None, parser_path: Optional[str] = None, mod
             step("analysis: loading or training the reference parser")
             parser, info = _load_parser(parser_path, folder, treebank, lang, n["parser_epochs"])
             out["parser"] = info
-            pipe = spacy.blank(lang).add_pipe("punctgen", config={"model": str(model_dir)})
-            texts = _texts(read_conllu(dev_path))[: n["texts"]]
-            step(f"analysis: parser {info['source']} vs punctgen")
-            if "analysis" in sections or "restore" in sections:
+            if "analysis" in sections or "restore" in sections:  # (trees needs no punctgen pipe)
+                pipe = spacy.blank(lang).add_pipe("punctgen", config={"model": str(model_dir)})
+                texts = _texts(read_conllu(dev_path))[: n["texts"]]
+                step(f"analysis: parser {info['source']} vs punctgen")
                 fig, _, parser_sps = section_analysis(parser, pipe, texts, repeats)
                 if "analysis" in sections:
                     figures.update(fig)
