@@ -13,6 +13,13 @@ from spacy_punctgen.data.preprocess import load_split
 from spacy_punctgen.errors import Errors
 
 
+def _one_or_list(paths):
+    """The model's record of ``--parsed-train``: the path itself for one file (as before), else the list."""
+    if paths is None or len(paths) > 1:
+        return paths
+    return paths[0]
+
+
 def _arguments(p: argparse.ArgumentParser) -> None:
     d = TrainConfig()
     p.add_argument("train", help="training CoNLL-U file, or a UD folder (uses its *-ud-train.conllu)")
@@ -51,9 +58,10 @@ def _arguments(p: argparse.ArgumentParser) -> None:
                         f"({','.join(DEFAULT_TEMPLATES)}), e.g. default,global_words; known: "
                         f"{','.join(ALL_TEMPLATES)}")
     p.add_argument("--jobs", type=positive_int, default=d.jobs, help="processes for --direction auto (max 2)")
-    p.add_argument("--parsed-train", default=None,
+    p.add_argument("--parsed-train", nargs="+", default=None, metavar="FILE",
                    help="depunctuated CoNLL-U with a parser's trees of the training sentences (e.g. jackknifed, "
-                        "scripts/folds.py): train on those trees with the gold punctuation")
+                        "scripts/folds.py): train on those trees with the gold punctuation; several files (e.g. "
+                        "trees drawn from the fold parsers) each add every sentence once more with their trees")
     p.add_argument("--keep-gold", action="store_true",
                    help="with --parsed-train: train on the gold trees as well (each sentence twice)")
     p.add_argument("--parsed-dev", default=None,
@@ -81,7 +89,7 @@ def train_cli(args) -> dict:
     if args.keep_gold and not args.parsed_train:
         raise ValueError(Errors.E623)
     if args.parsed_train:
-        parsed = with_parsed_trees(train_sents, args.parsed_train)
+        parsed = [sent for path in args.parsed_train for sent in with_parsed_trees(train_sents, path)]
         train_sents = train_sents + parsed if args.keep_gold else parsed
     if args.parsed_dev:
         dev_sents = with_parsed_trees(dev_sents, args.parsed_dev)
@@ -90,7 +98,7 @@ def train_cli(args) -> dict:
     require_sentences(dev_sents, dev_stats, args.parsed_dev or dev_path, "select the model on")
     model, summary = train_model(train_sents, dev_sents, cfg)
     model.meta.update({"train_file": str(train_path), "dev_file": str(dev_path), "quote_xpos": quote_xpos,
-                       "parsed_train": args.parsed_train, "keep_gold": bool(args.keep_gold),
+                       "parsed_train": _one_or_list(args.parsed_train), "keep_gold": bool(args.keep_gold),
                        "parsed_dev": args.parsed_dev})
     out = model.to_disk(args.output)
     (Path(out) / "training.json").write_text(to_json(summary, indent=2) + "\n",

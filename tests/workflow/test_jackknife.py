@@ -123,6 +123,23 @@ def test_train_on_parsed_trees_cli(depunct, tmp_path, capsys):
     assert "--keep-gold needs --parsed-train" in capsys.readouterr().err
 
 
+def test_train_on_several_parsed_files(depunct, tmp_path, capsys):
+    """Each --parsed-train file (e.g. trees drawn from the fold parsers) adds every sentence once more."""
+    base = ["train", str(TRAIN), str(DEV), "--epochs", "1", "--sentences-per-epoch", "0", "--direction", "l2r",
+            "--quiet", "--json"]
+    chain = str(depunct["train_chain"])
+    assert main(base + ["--output", str(tmp_path / "one"), "--parsed-train", chain]) == 0
+    one = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert main(base + ["--output", str(tmp_path / "two"), "--parsed-train", chain, chain, "--keep-gold"]) == 0
+    two = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert two["n_train"] == 3 * one["n_train"]
+    assert PunctModel.from_disk(tmp_path / "two").meta["parsed_train"] == [chain, chain]
+    assert PunctModel.from_disk(tmp_path / "one").meta["parsed_train"] == chain
+    # a file of other sentences is refused, whichever place it has in the list
+    assert main(base + ["--output", str(tmp_path / "bad"), "--parsed-train", chain, str(depunct["dev_chain"])]) == 1
+    assert "dev.chain.conllu" in capsys.readouterr().err
+
+
 def test_jackknife_script_on_the_sample(tmp_path, monkeypatch, load_script):
     """Two fold parsers (a few steps each) parse the folds they did not see; a rerun skips them."""
     # `python -m spacy train` puts the working directory first on sys.path and loads our
