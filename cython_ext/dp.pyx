@@ -12,6 +12,7 @@ import numpy as np
 cimport cython
 from libc.math cimport log, fabs, INFINITY
 from libc.stdlib cimport malloc, free
+from libc.string cimport memset
 
 from dp cimport (KEEP, ABSORB_LEFT, ABSORB_RIGHT, TRANSPOSE, Flow, GATHER, SCATTER, LEFT, RIGHT,
                  MAX_PRODUCT, SAMPLING, SUM_PRODUCT, Pass, Semiring, Slot, Store, Tree, num)
@@ -90,6 +91,10 @@ cdef inline void _trans(Slot sl, int S, int sigma, const double* phi, Flow flow,
         vout[0] = splus(vout[0], vin[dst], sr)
     else:
         vout[dst] = splus(vout[dst], vin[0], sr)
+    if num is double:
+        if sr == MAX_PRODUCT:
+            _trans_max(sl, S, sigma, phi, flow, vin, vout)
+            return
     for k in range(sl.m):
         base = 1 + k * S
         for a in range(S):
@@ -115,6 +120,67 @@ cdef inline void _trans(Slot sl, int S, int sigma, const double* phi, Flow flow,
                     if sl.x[k] == sigma:
                         dst = base + S + a
                         vout[dst] = splus(vout[dst], ph[TRANSPOSE] * vin[src], sr)
+
+
+cdef inline double _dmax(double a, double b) noexcept nogil:
+    """MAX_PRODUCT's ⊕ (``splus``) on doubles."""
+    return a if a >= b else b
+
+
+cdef inline void _trans_max(Slot sl, int S, int sigma, const double* phi, Flow flow,
+                            const double* vin, double* vout) noexcept nogil:
+    """:func:`_trans`'s arcs of the symbols (the loop over k) under MAX_PRODUCT, where ⊕ is max:
+    the same arcs, each weighing into the same state, in an order without a branch per arc (a
+    maximum does not depend on the order it is taken in, so the vector is the same to the bit):
+    the absorptions over every a first, then the one keep arc and, where x[k] = σ, the
+    transpositions."""
+    cdef int k, a, src, dst, base, xk
+    cdef const double* ph
+    cdef double v, acc
+    for k in range(sl.m):
+        base = 1 + k * S
+        xk = sl.x[k] if k + 1 < sl.m else -1  # the keep / transpose arcs lead to the next k
+        if flow == GATHER:
+            v = vin[base + sigma]
+            for a in range(S):
+                src = base + a
+                if v == 0.0 and vin[src] == 0.0:
+                    continue  # both arcs weigh 0, and no entry of vout is below 0
+                ph = phi + (a * S + sigma) * 4
+                vout[src] = _dmax(_dmax(vout[src], ph[ABSORB_LEFT] * vin[src]), ph[ABSORB_RIGHT] * v)
+            if xk >= 0:
+                src = base + xk
+                ph = phi + (xk * S + sigma) * 4
+                vout[src] = _dmax(vout[src], ph[KEEP] * vin[base + S + sigma])
+                if xk == sigma:
+                    for a in range(S):
+                        ph = phi + (a * S + sigma) * 4
+                        vout[base + a] = _dmax(vout[base + a], ph[TRANSPOSE] * vin[base + S + a])
+        else:
+            acc = vout[base + sigma]
+            for a in range(S):
+                src = base + a
+                if vin[src] == 0.0:
+                    continue
+                ph = phi + (a * S + sigma) * 4
+                vout[src] = _dmax(vout[src], ph[ABSORB_LEFT] * vin[src])
+                acc = _dmax(acc, ph[ABSORB_RIGHT] * vin[src])
+            # (the absorptions into base + σ: from its own AL arc above and every AR arc)
+            vout[base + sigma] = _dmax(vout[base + sigma], acc)
+            if xk >= 0:
+                src = base + xk
+                if vin[src] != 0.0:
+                    ph = phi + (xk * S + sigma) * 4
+                    dst = base + S + sigma
+                    vout[dst] = _dmax(vout[dst], ph[KEEP] * vin[src])
+                if xk == sigma:
+                    for a in range(S):
+                        src = base + a
+                        if vin[src] == 0.0:
+                            continue
+                        ph = phi + (a * S + sigma) * 4
+                        dst = base + S + a
+                        vout[dst] = _dmax(vout[dst], ph[TRANSPOSE] * vin[src])
 
 
 cdef inline void _count(const Tree* t, int slot, int sigma, const num* row, const num* col, num coef,
@@ -559,17 +625,23 @@ cdef class _Workspace:
             free(self.slots)
 
     cdef void setup(self, object lat, object grammar, double[:, :, ::1] phi, bint r2l) except *:
-        cdef int n = lat.n, S = grammar.n_symbols, w, i, s, Ni, Nk, UL, UR
+        """Point the workspace at ``lat``'s tree and candidates (``lat`` keeps its arrays alive)."""
+        self.setup_tree(lat, grammar, phi, r2l)
+        cdef int[::1] cand_ptr = lat.cand_ptr, cand_li = lat.cand_li, cand_ri = lat.cand_ri
+        cdef int[::1] ul_ptr = lat.ul_ptr, ul = lat.ul, ur_ptr = lat.ur_ptr, ur = lat.ur
+        self.set_candidates(&cand_ptr[0], &cand_li[0], &cand_ri[0], &ul_ptr[0], &ul[0], &ur_ptr[0], &ur[0])
+
+    cdef void setup_tree(self, object lat, object grammar, double[:, :, ::1] phi, bint r2l) except *:
+        """The tree, slot and grammar fields (everything but the candidates): one setup serves
+        every candidate set of the lattice (:meth:`set_candidates`)."""
+        cdef int n = lat.n, S = grammar.n_symbols, i
         cdef int[::1] x_ptr = lat.x_ptr_r if r2l else lat.x_ptr
         cdef int[::1] x_sym = lat.x_sym_r if r2l else lat.x_sym
         cdef int[::1] first = lat.first, last = lat.last, kid_ptr = lat.kid_ptr, kids = lat.kids
         cdef int[::1] nleft = lat.nleft, order = lat.order, roots = lat.roots
-        cdef int[::1] cand_ptr = lat.cand_ptr, cand_li = lat.cand_li, cand_ri = lat.cand_ri
-        cdef int[::1] ul_ptr = lat.ul_ptr, ul = lat.ul, ur_ptr = lat.ur_ptr, ur = lat.ur
         cdef int[::1] pm_ptr = grammar.pm_ptr, pm_sym = grammar.pm_sym
         cdef int[::1] pm_tail = grammar.pm_tail, pm_head = grammar.pm_head
         cdef int n_pm = pm_ptr.shape[0] - 1
-        cdef long size[6]
         if pm_tail.shape[0] != n_pm or pm_head.shape[0] != n_pm:
             raise ValueError(Errors.E150)
         self.loc = np.full(max(n_pm, 1), -1, dtype=np.int32)
@@ -600,13 +672,6 @@ cdef class _Workspace:
         self.t.order = &order[0]
         self.t.roots = &roots[0]
         self.t.n_roots = roots.shape[0]
-        self.t.cand_ptr = &cand_ptr[0]
-        self.t.cand_u[LEFT] = &cand_li[0]
-        self.t.cand_u[RIGHT] = &cand_ri[0]
-        self.t.u_ptr[LEFT] = &ul_ptr[0]
-        self.t.u_ptr[RIGHT] = &ur_ptr[0]
-        self.t.u[LEFT] = &ul[0]
-        self.t.u[RIGHT] = &ur[0]
         self.t.pm_ptr = &pm_ptr[0]
         self.t.pm_sym = &pm_sym[0] if pm_sym.shape[0] > 0 else NULL
         self.t.pm_rest[LEFT] = &pm_tail[0]   # a walk toward LEFT crosses the first symbol last
@@ -616,14 +681,34 @@ cdef class _Workspace:
         self.t.slots = self.slots
         self.t.phi = &phi[0, 0, 0]
         self.t.r2l = r2l
-        # per node, contiguous: A, B, ML, MR, CL, CR
         self.offs = np.zeros(6 * n, dtype=np.int64)
         self.scales = np.zeros(4 * n, dtype=np.float64)
+        for i in range(LEFT, RIGHT + 1):
+            self.st.fac[i] = &self.offs[i * n]
+            self.st.inner[i] = &self.offs[(2 + i) * n]
+            self.st.ctx[i] = &self.offs[(4 + i) * n]
+            self.st.lfac[i] = &self.scales[i * n]
+            self.st.nfac[i] = &self.scales[(2 + i) * n]
+
+    cdef void set_candidates(self, const int* cand_ptr, const int* cand_li, const int* cand_ri,
+                             const int* ul_ptr, const int* ul, const int* ur_ptr, const int* ur) noexcept:
+        """The candidate fields (``dp.Lattice``'s, of the tree :meth:`setup_tree` gave; the caller
+        keeps them alive) and where each node's vectors live in a pass's buffer."""
+        cdef int n = self.t.n, w, i, Ni, Nk, UL, UR
+        cdef long size[6]
+        self.t.cand_ptr = cand_ptr
+        self.t.cand_u[LEFT] = cand_li
+        self.t.cand_u[RIGHT] = cand_ri
+        self.t.u_ptr[LEFT] = ul_ptr
+        self.t.u_ptr[RIGHT] = ur_ptr
+        self.t.u[LEFT] = ul
+        self.t.u[RIGHT] = ur
+        # per node, contiguous: A, B, ML, MR, CL, CR
         self.maxU = 1
         self.total = 0
         for w in range(n):
-            Ni = self.slots[first[w]].N
-            Nk = self.slots[last[w] + 1].N
+            Ni = self.slots[self.t.first[w]].N
+            Nk = self.slots[self.t.last[w] + 1].N
             UL = ul_ptr[w + 1] - ul_ptr[w]
             UR = ur_ptr[w + 1] - ur_ptr[w]
             if UL > self.maxU:
@@ -637,12 +722,6 @@ cdef class _Workspace:
             for i in range(6):
                 self.offs[i * n + w] = self.total
                 self.total += size[i]
-        for s in range(LEFT, RIGHT + 1):
-            self.st.fac[s] = &self.offs[s * n]
-            self.st.inner[s] = &self.offs[(2 + s) * n]
-            self.st.ctx[s] = &self.offs[(4 + s) * n]
-            self.st.lfac[s] = &self.scales[s * n]
-            self.st.nfac[s] = &self.scales[(2 + s) * n]
 
     cdef long scratch_size(self):
         return 6 * self.maxN + 4 * (self.maxU + 1) + self.maxN * self.maxSym + 8
@@ -972,14 +1051,12 @@ def restrict_candidates(long n, long n_pm, const int[::1] cand_l, const int[::1]
                 ul_ptr=ul_ptr, ul=ul, ur_ptr=ur_ptr, ur=ur, max_puncteme=max_pm)
 
 
-def node_argmax(const double[::1] mu, const int[::1] cand_ptr):
-    """Per node, the index of its first candidate of greatest ``mu`` (``np.argmax`` over the
-    node's slice: the first NaN if there is one); -1 for a node without candidates."""
-    cdef long n = cand_ptr.shape[0] - 1, w, k, at
+cdef void _node_argmax(const double* mu, const int* cand_ptr, long n, long* best) noexcept nogil:
+    """:func:`node_argmax` into ``best`` (n entries)."""
+    cdef long w, k, at
     cdef double top
-    out = np.full(max(n, 0), -1, dtype=np.int64)
-    cdef long[::1] best = out
     for w in range(n):
+        best[w] = -1
         if cand_ptr[w] >= cand_ptr[w + 1]:
             continue
         at = cand_ptr[w]
@@ -995,59 +1072,231 @@ def node_argmax(const double[::1] mu, const int[::1] cand_ptr):
                 top = mu[k]
                 at = k
         best[w] = at
+
+
+def node_argmax(const double[::1] mu, const int[::1] cand_ptr):
+    """Per node, the index of its first candidate of greatest ``mu`` (``np.argmax`` over the
+    node's slice: the first NaN if there is one); -1 for a node without candidates."""
+    cdef long n = max(cand_ptr.shape[0] - 1, 0)
+    out = np.full(n, -1, dtype=np.int64)
+    cdef long[::1] best = out
+    if n > 0:
+        _node_argmax(&mu[0] if mu.shape[0] > 0 else NULL, &cand_ptr[0], n, &best[0])
     return out
 
 
+def surface_producible(lat, grammar, const double[::1] p):
+    """Whether every slot's surface marks could come from the underlying punctemes its
+    candidates of positive weight put there: a necessary condition of ``p(x|T) > 0`` (False:
+    the sentence is impossible).  The channel writes each underlying symbol at most once and
+    inserts none, so a slot's surface marks (slot 0's after its ``^``) are at most as many as
+    the longest punctemes of its node sides together, and each is a symbol of one of them."""
+    cdef const int[::1] cand_ptr = lat.cand_ptr, cand_l = lat.cand_l, cand_r = lat.cand_r
+    cdef const int[::1] first = lat.first, last = lat.last, x_ptr = lat.x_ptr, x_sym = lat.x_sym
+    cdef const int[::1] pm_ptr = grammar.pm_ptr, pm_sym = grammar.pm_sym
+    cdef long n = lat.n, S = grammar.n_symbols, w, k, i, j, side, pm, slot, longest
+    avail_arr = np.zeros((n + 1) * S, dtype=np.uint8)
+    lens_arr = np.zeros(n + 1, dtype=np.int64)
+    cdef unsigned char[::1] avail = avail_arr
+    cdef long[::1] lens = lens_arr
+    for w in range(n):
+        for side in range(2):
+            slot = first[w] if side == LEFT else last[w] + 1
+            longest = 0
+            for k in range(cand_ptr[w], cand_ptr[w + 1]):
+                pm = cand_l[k] if side == LEFT else cand_r[k]
+                if pm == 0 or not p[k] > 0:
+                    continue
+                if pm_ptr[pm + 1] - pm_ptr[pm] > longest:
+                    longest = pm_ptr[pm + 1] - pm_ptr[pm]
+                for j in range(pm_ptr[pm], pm_ptr[pm + 1]):
+                    avail[slot * S + pm_sym[j]] = 1
+            lens[slot] += longest
+    for i in range(n + 1):
+        j = x_ptr[i] + 1 if i == 0 else x_ptr[i]  # (slot 0's ^ is the sentence's own)
+        if x_ptr[i + 1] - j > lens[i]:
+            return False
+        for j in range(j, x_ptr[i + 1]):
+            if not avail[i * S + x_sym[j]]:
+                return False
+    return True
+
+
 # ------------------------------------------------------------------ Viterbi over the candidates that can win
-cdef class _Restricted:
-    """A lattice with fewer candidates: the fields ``_Workspace.setup`` reads (``dp.Lattice``'s,
-    the candidate ones from ``restrict_candidates``)."""
-    cdef public object n, first, last, kid_ptr, kids, nleft, order, roots, x_ptr, x_sym, x_ptr_r, x_sym_r
-    cdef public object cand_ptr, cand_li, cand_ri, ul_ptr, ul, ur_ptr, ur
+cdef class _Bounded:
+    """The memory of one bounded Viterbi call (``viterbi_bounded``): the full lattice's workspace,
+    the candidate fields of a restricted lattice (the kept candidates' fields, as
+    ``restrict_candidates`` gives them), the kept candidates' indices in the lattice and their
+    weights, and one buffer for a max pass's vectors, scratch and max-marginals (sized for the
+    full lattice, the largest of the passes)."""
+    cdef _Workspace ws
+    cdef long n, K, n_pm
+    cdef const int* full[7]     # the lattice's cand_ptr, cand_li, cand_ri, ul_ptr, ul, ur_ptr, ur
+    cdef const int* cand_l      # the lattice's cand_l, cand_r
+    cdef const int* cand_r
+    cdef int* sub[7]            # a restricted lattice's fields, the same seven
+    cdef long* idx              # its candidate j is candidate idx[j] of the lattice
+    cdef double* pk             # whose weight is pk[j]
+    cdef long* col              # scratch: the kept candidates' left, then right punctemes
+    cdef int* stamp             # scratch, one per puncteme
+    cdef int* rank
+    cdef double* mem
+    cdef object arrays          # the lattice's arrays behind ``full``, ``cand_l``, ``cand_r``
+
+    def __cinit__(self):
+        cdef int i
+        self.idx = NULL
+        self.pk = NULL
+        self.col = NULL
+        self.stamp = NULL
+        self.rank = NULL
+        self.mem = NULL
+        for i in range(7):
+            self.sub[i] = NULL
+
+    def __dealloc__(self):
+        cdef int i
+        free(self.idx)
+        free(self.pk)
+        free(self.col)
+        free(self.stamp)
+        free(self.rank)
+        free(self.mem)
+        for i in range(7):
+            free(self.sub[i])
+
+    cdef void setup(self, lat, grammar, double[:, :, ::1] phi, bint r2l, long n_pm) except *:
+        cdef int[::1] cand_ptr = lat.cand_ptr, cand_li = lat.cand_li, cand_ri = lat.cand_ri
+        cdef int[::1] ul_ptr = lat.ul_ptr, ul = lat.ul, ur_ptr = lat.ur_ptr, ur = lat.ur
+        cdef int[::1] cand_l = np.ascontiguousarray(lat.cand_l, dtype=np.int32)
+        cdef int[::1] cand_r = np.ascontiguousarray(lat.cand_r, dtype=np.int32)
+        cdef long n = lat.n, K = cand_li.shape[0], m = max(n_pm, 1), Km = max(K, 1)
+        cdef int i
+        self.n, self.K, self.n_pm = n, K, n_pm
+        self.arrays = (lat, cand_l, cand_r)
+        self.ws = _Workspace()
+        self.ws.setup(lat, grammar, phi, r2l)
+        self.full[0], self.full[1], self.full[2] = &cand_ptr[0], &cand_li[0], &cand_ri[0]
+        self.full[3], self.full[4], self.full[5], self.full[6] = &ul_ptr[0], &ul[0], &ur_ptr[0], &ur[0]
+        self.cand_l, self.cand_r = &cand_l[0], &cand_r[0]
+        for i in range(7):  # per node (n + 1 entries) or per candidate
+            self.sub[i] = <int*>malloc((n + 1 if i == 0 or i == 3 or i == 5 else Km) * sizeof(int))
+            if self.sub[i] == NULL:
+                raise MemoryError()
+        self.idx = <long*>malloc(Km * sizeof(long))
+        self.pk = <double*>malloc(Km * sizeof(double))
+        self.col = <long*>malloc(2 * Km * sizeof(long))
+        self.stamp = <int*>malloc(m * sizeof(int))
+        self.rank = <int*>malloc(m * sizeof(int))
+        self.mem = <double*>malloc((max(self.ws.total, 1) + self.ws.scratch_size() + Km) * sizeof(double))
+        if self.idx == NULL or self.pk == NULL or self.col == NULL or self.stamp == NULL or self.rank == NULL \
+                or self.mem == NULL:
+            raise MemoryError()
+
+    cdef long restrict(self, const double* p, const unsigned char* keep) noexcept nogil:
+        """The restricted lattice of the candidates where ``keep`` into ``sub`` (the fields of
+        ``restrict_candidates``), ``idx`` and ``pk``.  Returns -1, or (as ``candidate_fields``
+        refuses them) the index among the kept candidates of the first with a puncteme id of
+        ``n_pm`` or more, and then restricts nothing."""
+        cdef const int* cand_ptr = self.full[0]
+        cdef int* ptr = self.sub[0]
+        cdef long w, k, kept = 0, m = max(self.n_pm, 1), Km = max(self.K, 1)
+        for w in range(self.n):
+            for k in range(cand_ptr[w], cand_ptr[w + 1]):
+                if keep[k]:
+                    if self.cand_l[k] < 0 or self.cand_l[k] >= self.n_pm or self.cand_r[k] < 0 \
+                            or self.cand_r[k] >= self.n_pm:
+                        return kept
+                    kept += 1
+        kept = 0
+        ptr[0] = 0
+        for w in range(self.n):
+            for k in range(cand_ptr[w], cand_ptr[w + 1]):
+                if keep[k]:
+                    self.idx[kept] = k
+                    self.pk[kept] = p[k]
+                    self.col[kept] = self.cand_l[k]
+                    self.col[Km + kept] = self.cand_r[k]
+                    kept += 1
+            ptr[w + 1] = <int>kept
+        for k in range(m):
+            self.stamp[k] = -1
+        _per_node_unique(self.n, self.n_pm, self.col, ptr, self.stamp, self.rank, self.sub[3], self.sub[4],
+                         self.sub[1])
+        for k in range(m):
+            self.stamp[k] = -1
+        _per_node_unique(self.n, self.n_pm, self.col + Km, ptr, self.stamp, self.rank, self.sub[5], self.sub[6],
+                         self.sub[2])
+        return -1
+
+    cdef void restrict_checked(self, const double* p, const unsigned char* keep) except *:
+        """:meth:`restrict`, E158 for a puncteme id out of range."""
+        cdef long bad = self.restrict(p, keep)
+        if bad >= 0:
+            raise ValueError(Errors.E158.format(k=bad, last=self.n_pm - 1))
+
+    cdef double max_pass(self, bint restricted, const double* p, long* best) noexcept:
+        """``dp._viterbi_checked`` of the restricted lattice (weights ``pk``) or of the whole one
+        (weights ``p``): the best derivation's log-probability and, per node, its first candidate
+        of greatest max-marginal, an index into that lattice (all -1 when there is none)."""
+        cdef _Workspace ws = self.ws
+        cdef const int* f[7]
+        cdef const double* P = p
+        cdef Pass ps
+        cdef double logmax, unused = 0.0
+        cdef long K = self.K, w, tot, ss
+        cdef int i
+        for i in range(7):
+            if restricted:
+                f[i] = self.sub[i]
+            else:
+                f[i] = self.full[i]
+        if restricted:
+            P = self.pk
+            K = self.sub[0][self.n]
+        ws.set_candidates(f[0], f[1], f[2], f[3], f[4], f[5], f[6])
+        tot = max(ws.total, 1)
+        ss = ws.scratch_size()
+        cdef double* buf = self.mem
+        cdef double* scratch = buf + tot
+        cdef double* mu = scratch + ss
+        memset(self.mem, 0, (tot + ss + max(K, 1)) * sizeof(double))
+        _start(&ps, ws, MAX_PRODUCT, buf, P, mu, &unused, scratch)
+        with nogil:
+            logmax = _inside(&ps, buf)
+            if logmax > -INFINITY:
+                _down_sentence(&ps, buf)
+            if logmax == -INFINITY:
+                for w in range(self.n):
+                    best[w] = -1
+            else:
+                _node_argmax(mu, f[0], self.n, best)
+        return logmax
 
 
-cdef _Restricted _restrict(lat, long n_pm, keep):
-    cdef _Restricted sub = _Restricted()
-    sub.n, sub.first, sub.last, sub.kid_ptr, sub.kids = lat.n, lat.first, lat.last, lat.kid_ptr, lat.kids
-    sub.nleft, sub.order, sub.roots = lat.nleft, lat.order, lat.roots
-    sub.x_ptr, sub.x_sym, sub.x_ptr_r, sub.x_sym_r = lat.x_ptr, lat.x_sym, lat.x_ptr_r, lat.x_sym_r
-    f = restrict_candidates(lat.n, n_pm, *[np.ascontiguousarray(a, dtype=np.int32) for a in
-                                           (lat.cand_l, lat.cand_r, lat.cand_node, lat.cand_row)], keep)
-    sub.cand_ptr, sub.cand_li, sub.cand_ri = f["cand_ptr"], f["cand_li"], f["cand_ri"]
-    sub.ul_ptr, sub.ul, sub.ur_ptr, sub.ur = f["ul_ptr"], f["ul"], f["ur_ptr"], f["ur"]
-    return sub
-
-
-cdef tuple _max_pass(lat, grammar, p, double[:, :, ::1] phi, bint r2l):
-    """``dp._viterbi_checked``: the best derivation's log-probability and, per node, its first
-    candidate of greatest max-marginal (all -1 when there is none).  ``run_dp(..., "max", True,
-    False)``'s pass without the edit-count array it would allocate and never fill."""
-    cdef _Workspace ws = _Workspace()
-    ws.setup(lat, grammar, phi, r2l)
-    cdef long K = lat.cand_li.shape[0]
-    P = np.ascontiguousarray(p, dtype=np.float64)
-    if P.shape[0] != K:
-        raise ValueError(Errors.E153.format(got=P.shape[0], K=K))
-    mu = np.zeros(K, dtype=np.float64)
-    logmax = _run[double](ws, MAX_PRODUCT, P, np.zeros(max(ws.total, 1), dtype=np.float64),
-                          np.zeros(ws.scratch_size(), dtype=np.float64), mu, np.zeros(1, dtype=np.float64),
-                          True, False)
-    if logmax == -INFINITY:
-        return -INFINITY, np.full(lat.n, -1, dtype=np.int64)
-    return float(logmax), node_argmax(mu, np.ascontiguousarray(lat.cand_ptr, dtype=np.int32))
+cdef tuple _plain(_Bounded bd, const double* p, best_arr, long passes):
+    """:func:`viterbi_bounded`'s pass over the whole lattice, after ``passes`` restricted ones."""
+    cdef long[::1] best = best_arr
+    cdef double logmax = bd.max_pass(False, p, &best[0])
+    return logmax, best_arr, passes
 
 
 def viterbi_bounded(lat, grammar, p_arr, double[:, :, ::1] phi, bint r2l, long n_pm, double share,
                     double margin):
     """``dp.viterbi_bounded`` of checked input (a lattice in which every node has a candidate,
-    finite ``p_arr`` >= 0, float64, one per candidate), the same steps in one compiled call.
-    Returns ``(log-probability, best candidate per node, restricted passes run)``."""
+    finite ``p_arr`` >= 0, float64, one per candidate), the same steps in one compiled call, the
+    restricted lattices built in place (not as ``dp.Lattice`` objects).  Returns
+    ``(log-probability, best candidate per node, restricted passes run)``."""
     cdef const double[::1] p = p_arr
     cdef const int[::1] ptr = np.ascontiguousarray(lat.cand_ptr, dtype=np.int32)
     cdef const int[::1] node = np.ascontiguousarray(lat.cand_node, dtype=np.int32)
     cdef long n = lat.n, K = p.shape[0], w, k
     cdef bint all_first = True, extra = False, all_keep = True
-    cdef double S, lim
+    cdef double S, lim, low, logbest
+    cdef _Bounded bd = _Bounded()
+    bd.setup(lat, grammar, phi, r2l, n_pm)
+    best_arr = np.empty(n, dtype=np.int64)
+    cdef long[::1] best = best_arr
     top_arr = np.empty(n, dtype=np.float64)
     cdef double[::1] top = top_arr
     for w in range(n):
@@ -1056,7 +1305,7 @@ def viterbi_bounded(lat, grammar, p_arr, double[:, :, ::1] phi, bint r2l, long n
             if p[k] > top[w]:
                 top[w] = p[k]
         if not top[w] > 0:  # a node without a possible candidate: p(x|T) = 0
-            return _max_pass(lat, grammar, p_arr, phi, r2l) + (0,)
+            return _plain(bd, &p[0], best_arr, 0)
     first_arr = np.empty(K, dtype=np.uint8)
     cdef unsigned char[::1] first = first_arr
     for k in range(K):
@@ -1064,11 +1313,11 @@ def viterbi_bounded(lat, grammar, p_arr, double[:, :, ::1] phi, bint r2l, long n
         if not first[k]:
             all_first = False
     if all_first:
-        return _max_pass(lat, grammar, p_arr, phi, r2l) + (0,)
-    first_b = first_arr.view(np.bool_)
-    low, best1 = _max_pass(_restrict(lat, n_pm, first_arr), grammar, p_arr[first_b], phi, r2l)
+        return _plain(bd, &p[0], best_arr, 0)
+    bd.restrict_checked(&p[0], &first[0])
+    low = bd.max_pass(True, &p[0], &best[0])
     if not low > -INFINITY:
-        return _max_pass(lat, grammar, p_arr, phi, r2l) + (1,)
+        return _plain(bd, &p[0], best_arr, 1)
     # U(c) = p(c) · Π_{v≠w} max p(v) in log space, as NumPy computes it (its log and its sum)
     log_top = np.log(top_arr)
     S = log_top.sum()
@@ -1081,7 +1330,7 @@ def viterbi_bounded(lat, grammar, p_arr, double[:, :, ::1] phi, bint r2l, long n
     cdef const double[::1] logp = logp_arr
     keep_arr = np.empty(K, dtype=np.uint8)
     cdef unsigned char[::1] keep = keep_arr
-    lim = <double>low - margin
+    lim = low - margin
     for k in range(K):
         keep[k] = logp[k] + (S - lt[node[k]]) >= lim
         if keep[k] and not first[k]:
@@ -1089,11 +1338,16 @@ def viterbi_bounded(lat, grammar, p_arr, double[:, :, ::1] phi, bint r2l, long n
         if not keep[k]:
             all_keep = False
     if not extra:  # the first pass held every candidate that can win
-        return low, np.flatnonzero(first_b)[best1], 1
+        for w in range(n):
+            best[w] = bd.idx[best[w]]
+        return low, best_arr, 1
     if all_keep:
-        return _max_pass(lat, grammar, p_arr, phi, r2l) + (1,)
-    keep_b = keep_arr.view(np.bool_)
-    logbest, best = _max_pass(_restrict(lat, n_pm, keep_arr), grammar, p_arr[keep_b], phi, r2l)
+        return _plain(bd, &p[0], best_arr, 1)
+    bd.restrict_checked(&p[0], &keep[0])
+    logbest = bd.max_pass(True, &p[0], &best[0])
     if not logbest > -INFINITY:  # cannot happen (the kept lattice holds a derivation): be plain
-        return _max_pass(lat, grammar, p_arr, phi, r2l) + (2,)
-    return logbest, np.flatnonzero(keep_b)[best], 2
+        return _plain(bd, &p[0], best_arr, 2)
+    for w in range(n):
+        best[w] = bd.idx[best[w]]
+    return logbest, best_arr, 2
+

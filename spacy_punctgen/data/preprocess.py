@@ -80,9 +80,19 @@ class PrepStats:
         }
 
 
+_PUNCT_RELS: Dict[str, bool] = {}  # deprel -> whether it is ``punct`` (labels are few)
+
+
 def is_punct(upos: str, deprel: str) -> bool:
     """docs/model.md §1: UPOS PUNCT or relation ``punct`` (subtypes included)."""
-    return upos == "PUNCT" or deprel.split(":")[0].lower() == "punct"
+    if upos == "PUNCT":
+        return True
+    got = _PUNCT_RELS.get(deprel)
+    if got is None:
+        got = deprel.split(":")[0].lower() == "punct"
+        if len(_PUNCT_RELS) < 10_000:  # (any string is a label: keep the memo small)
+            _PUNCT_RELS[deprel] = got
+    return got
 
 
 def is_abbreviation(form: str) -> bool:

@@ -37,3 +37,10 @@ def underlying_sequences(heads: Sequence[int], punctemes: Sequence[Tuple[Sequenc
     """``punctemes[w] = (l, r)`` for each node; returns the n+1 underlying slot strings."""
     _, _, _, first, last = tree_structure(heads)
     return [[t for w, side in parts for t in punctemes[w][side]] for parts in slot_parts(first, last)]
+
+
+def slot_strings(first: Sequence[int], last: Sequence[int], punctemes: Sequence[Tuple[Sequence[T], Sequence[T]]]
+                 ) -> List[Tuple[T, ...]]:
+    """:func:`underlying_sequences` as tuples, from the spans (``first``/``last``, as for
+    :func:`slot_parts`) of a projective tree instead of its heads."""
+    return [tuple(t for w, side in parts for t in punctemes[w][side]) for parts in slot_parts(first, last)]

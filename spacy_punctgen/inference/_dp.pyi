@@ -80,6 +80,11 @@ def restrict_candidates(
 def node_argmax(mu: _F64, cand_ptr: _I32) -> _I64:
     """Per node, its first candidate of greatest ``mu`` (``np.argmax`` per node); -1 if it has none."""
 
+def surface_producible(lat: Lattice, grammar: Grammar, p: _F64) -> bool:
+    """Whether every slot's surface marks could come from the punctemes its candidates of positive
+    weight ``p`` put there (as many symbols at most as their longest punctemes together, each one
+    of their symbols): a necessary condition of ``p(x|T) > 0``."""
+
 def viterbi_bounded(
     lat: Lattice, grammar: Grammar, p: _F64, phi: _F64, r2l: bool, n_pm: int, share: float, margin: float
 ) -> Tuple[float, _I64, int]:

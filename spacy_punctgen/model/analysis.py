@@ -5,11 +5,12 @@ Functions of a :class:`~.punct_model.PunctModel` (which exposes them as methods)
 """
 from __future__ import annotations
 
-from typing import List, Optional, Sequence, Tuple
+from typing import Any, Iterator, List, Optional, Sequence, Tuple
 
 import numpy as np
 
 from spacy_punctgen.data.preprocess import PunctSentence
+from spacy_punctgen.data.underlying import slot_strings
 from spacy_punctgen.inference.dp import (Lattice, _check_phi, log_prob as dp_log_prob, restrict_lattice,
                                          viterbi_bounded)
 from spacy_punctgen.model.backoff import backoff_mixture
@@ -19,7 +20,19 @@ Pairs = List[Tuple[Tuple[str, ...], Tuple[str, ...]]]
 
 def _pairs(model, lat: Lattice, best: Sequence[int]) -> Pairs:
     """The ``(l, r)`` punctemes (token tuples) of the lattice candidates ``best``, one per node."""
-    return [(model.puncteme(int(lat.cand_l[k])), model.puncteme(int(lat.cand_r[k]))) for k in best]
+    pm = _puncteme_tuples(model)
+    best = np.asarray(best, dtype=np.int64)
+    return list(zip(map(pm.__getitem__, lat.cand_l[best].tolist()), map(pm.__getitem__, lat.cand_r[best].tolist())))
+
+
+def _puncteme_tuples(model) -> List[Tuple[str, ...]]:
+    """``model.puncteme(pid)`` of every grammar puncteme, cached in the model (the inventory's
+    punctemes never change once it is built)."""
+    got = model.__dict__.get("_puncteme_tuples")
+    n = len(model.grammar.punctemes)
+    if got is None or len(got) != n:
+        got = model._puncteme_tuples = [model.puncteme(p) for p in range(n)]
+    return got
 
 
 def best_underlying(model, sentence) -> Optional[Pairs]:
@@ -50,13 +63,32 @@ def analyze(model, sentences: Sequence[PunctSentence], chunk: int = 256, logprob
     ``logprob=False``: the Viterbi pass only (the log-probability is None): each sentence is
     compiled unsmoothed, and the smoothed inside pass, most of the work, is skipped.
     """
-    out: List[Tuple[Optional[Pairs], Optional[float]]] = []
+    return [(best, lp) for _, best, lp in _analysed(model, sentences, chunk, logprob)]
+
+
+def analyze_underlying(model, sentences: Sequence[PunctSentence], chunk: int = 256
+                       ) -> List[Tuple[Optional[Pairs], Optional[List[Tuple[str, ...]]]]]:
+    """Per sentence, :func:`analyze`'s pairs (``logprob=False``) and the underlying string of
+    each slot they make (``underlying_sequences`` of the sentence's tree, as token tuples;
+    None where the pairs are), from the spans the sentence's lattice already holds."""
+    out: List[Tuple[Optional[Pairs], Optional[List[Tuple[str, ...]]]]] = []
+    for prep, best, _ in _analysed(model, sentences, chunk, False):
+        lat = prep.lattice
+        out.append((best, None if best is None else
+                    slot_strings(lat.first.tolist(), lat.last.tolist(), best)))
+    return out
+
+
+def _analysed(model, sentences: Sequence[PunctSentence], chunk: int, logprob: bool
+              ) -> Iterator[Tuple[Any, Optional[Pairs], Optional[float]]]:
+    """:func:`analyze`'s work: per sentence its compiled form (a ``Prepared``), best pairs and
+    log-probability."""
     smoothed = logprob and model.smooth_delta > 0
     phi, g, r2l = model._phi(), model.grammar, model.r2l
     phi = _check_phi(g, phi)  # once for the batch, not twice per sentence
     n_pm = len(g.punctemes)
     for a in range(0, len(sentences), max(1, int(chunk))):
-        preps = [model.prepare(s, smoothed) for s in sentences[a:a + chunk]]
+        preps = [model.prepare(s, smoothed, tilt=False) for s in sentences[a:a + chunk]]
         fwd, pos, _ = model._forward(preps)
         lp = np.empty(len(preps), dtype=np.float64)
         bests = []
@@ -70,11 +102,9 @@ def analyze(model, sentences: Sequence[PunctSentence], chunk: int = 256, logprob
             logbest, best = viterbi_bounded(lat, g, np.exp(fwd.logp[ps]), phi, r2l, n_pm, phi_checked=True)
             bests.append(_pairs(model, lat, best) if np.isfinite(logbest) else None)
         if logprob:
-            lp = backoff_mixture(lp, model._backoff_q(preps), model.backoff_eps)
-            out.extend(zip(bests, lp.tolist()))
+            yield from zip(preps, bests, backoff_mixture(lp, model._backoff_q(preps), model.backoff_eps).tolist())
         else:
-            out.extend((b, None) for b in bests)
-    return out
+            yield from ((prep, best, None) for prep, best in zip(preps, bests))
 
 
 def node_distribution(model, sentence, w: int) -> List[Tuple[Tuple[str, ...], Tuple[str, ...], float]]:

@@ -71,7 +71,8 @@ class Prepared:
     unit_ptr: np.ndarray  # int64 (n+1,)
     units: np.ndarray  # int64 (E,)
     lattice: Lattice
-    tilt: np.ndarray  # float64 (K,): 1.0 for lattice candidates holding an unmatched mark
+    tilt: Optional[np.ndarray]  # float64 (K,): 1.0 for lattice candidates holding an unmatched mark
+    # (None when prepared with ``tilt=False``: analysis never reads it)
     slot_syms: List[Tuple[int, ...]]  # per slot its symbol ids (slot 0 starts with ^ = 0)
     smoothed: bool = False  # candidates include the smoothing pairs (evaluation only)
     cand_extra: Optional[np.ndarray] = None  # smoothed: bool (K,), candidate is a smoothing pair
@@ -164,11 +165,12 @@ class PunctModel:
         self.index = index
         self.scorer = AttachScorer(self.extractor, index)
 
-    def prepare(self, sentence: PunctSentence, smoothed: bool = False) -> Prepared:
+    def prepare(self, sentence: PunctSentence, smoothed: bool = False, tilt: bool = True) -> Prepared:
         """Compile one sentence: contexts, lattice, tilt.
 
         ``smoothed``: for evaluation with ``smooth_delta > 0``, each node's candidates are
-        ``W_d`` plus the smoothing pairs (see :meth:`smoothing_pairs`).
+        ``W_d`` plus the smoothing pairs (see :meth:`smoothing_pairs`).  ``tilt=False``: the
+        tilt (only the training objective reads it) is left None.
         """
         inv = self.inventory
         heads = list(sentence.heads)
@@ -185,18 +187,19 @@ class PunctModel:
         slot_syms += [tuple(map(sym, sl)) if sl else () for sl in sentence.slots[1:]]
         rt = self._rel_arrays(smoothed)
         lat = build_lattice_tables(self.grammar, heads, slot_syms, rel_ids, rt.tab_ptr, rt.tab_pairs, structure)
-        tilt = np.zeros(lat.n_candidates, dtype=np.float64)
+        tilt_arr = np.zeros(lat.n_candidates, dtype=np.float64) if tilt else None
         extra = share = None
-        if lat.n_candidates:
+        if lat.n_candidates and (tilt or smoothed):
             rel_of = rel_ids[lat.cand_node]
             extra = lat.cand_row >= rt.size[rel_of]
-            sel = ~extra
-            tilt[sel] = rt.unmatched[rt.offset[rel_of[sel]] + lat.cand_row[sel]]
+            if tilt:
+                sel = ~extra
+                tilt_arr[sel] = rt.unmatched[rt.offset[rel_of[sel]] + lat.cand_row[sel]]
             if smoothed:
                 share = np.where(extra, 1.0 / np.maximum(rt.n_extra[rel_of], 1.0), 0.0)
         if not smoothed:
             extra = None
-        return Prepared(sentence, rel_ids, ptr, units, lat, tilt, slot_syms, smoothed, extra, share)
+        return Prepared(sentence, rel_ids, ptr, units, lat, tilt_arr, slot_syms, smoothed, extra, share)
 
     def _rel_arrays(self, smoothed: bool) -> "_RelArrays":
         """Per-relation candidate arrays, sizes, smoothing counts and flat ``unmatched`` flags,

@@ -116,7 +116,6 @@ from spacy_punctgen.pipeline.doc_convert import check_doc, punct_sentences, docs
 from spacy_punctgen.pipeline.kbest import alternative_trees, check_weighting, restore_weighted_mixtures
 from spacy_punctgen.errors import Errors, Warnings
 from spacy_punctgen.data.inventory import BOS, UNK_SYMBOL
-from spacy_punctgen.data.underlying import underlying_sequences
 from spacy_punctgen.pipeline.architectures import PUNCT_MODEL_ARCHITECTURE, build_punct_model
 from spacy_punctgen.pipeline.scorers import PUNCT_SCORER, punct_score
 
@@ -472,7 +471,7 @@ class PunctGen(TrainablePipe):
         compile and one ATTACH scoring per sentence).  A slot holding a mark the model has no
         symbol for is analysed as if it held only its known marks, and reported with
         ``underlying`` None."""
-        from spacy_punctgen.model.analysis import analyze
+        from spacy_punctgen.model.analysis import analyze_underlying
 
         pm = self.punct_model
         sents = [[(si, ps, wt) for si, ps, wt in punct_sentences(doc, quote_xpos=self.quote_xpos)
@@ -488,19 +487,19 @@ class PunctGen(TrainablePipe):
                                                         else x for i, x in enumerate(ps.slots)])
                 viewed.append(ps)
                 unseen_slots.append(unseen)
-        results = iter(zip(analyze(pm, viewed, logprob=False), unseen_slots))
+        results = iter(zip(analyze_underlying(pm, viewed), unseen_slots))
         out = []
         for doc_sents in sents:
             entries: List[dict] = []
             tokens: Dict[int, Tuple[tuple, tuple]] = {}
             for si, ps, word_tokens in doc_sents:
-                (lr, _), unseen = next(results)
+                (lr, u), unseen = next(results)
                 # p(x|T) = 0 leaves lr None: no explanation exists, so say so rather than guess
-                u = underlying_sequences(ps.heads, lr) if lr is not None else [None] * len(ps.slots)
+                if u is None:
+                    u = [None] * len(ps.slots)
                 for i, x in enumerate(ps.slots):
                     entries.append({"sentence": si, "slot": i, "after": word_tokens[i - 1] if i else None,
-                                    "underlying": tuple(u[i]) if u[i] is not None and i not in unseen else None,
-                                    "surface": tuple(x)})
+                                    "underlying": u[i] if i not in unseen else None, "surface": tuple(x)})
                 if lr is not None:  # (tuple, tuple) pairs already (model.puncteme's)
                     tokens.update(zip(word_tokens, (pair if type(pair[0]) is tuple and type(pair[1]) is tuple
                                                     else (tuple(pair[0]), tuple(pair[1])) for pair in lr)))

@@ -17,6 +17,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Iterator, List, Optional, Sequence, Tuple
 
+import numpy as np
+from spacy.attrs import HEAD
 from spacy.tokens import Doc, Span
 
 from spacy_punctgen.data.conllu import UDSentence
@@ -119,6 +121,9 @@ def span_to_ud(sent: Span, lift: bool = True, heads: Optional[Sequence[int]] = N
     labels = [t.dep_ for t in all_toks] if deps is None else list(deps[sent.start:sent.end])
     heads = span_heads(sent, heads)
     space = [t.is_space for t in all_toks]
+    doc, end = sent.doc, sent.end
+    # whether the token after each one is whitespace (a Token made only for the sentence's last)
+    space_next = space[1:] + [end < len(doc) and doc[end].is_space]
     if any(space) and not all(space):
         heads = _lift(heads, space)
     keep = [i for i, s in enumerate(space) if not s]
@@ -137,7 +142,7 @@ def span_to_ud(sent: Span, lift: bool = True, heads: Optional[Sequence[int]] = N
         xpos=[t.tag_ or "_" for t in toks],
         heads=heads,
         deprels=deprels,
-        space_after=[bool(t.whitespace_) or (t.i + 1 < len(t.doc) and t.doc[t.i + 1].is_space) for t in toks],
+        space_after=[bool(all_toks[i].whitespace_) or space_next[i] for i in keep],
         text=sent.text,
     )
     return ud, [t.i for t in toks]
@@ -192,7 +197,7 @@ def punct_sentences(doc: Doc, quote_xpos: bool = False, lift: bool = True,
     punctuation-only ones joined to it) that they do not make one tree of, i.e. where a head
     lies outside it, or there are several roots, or a cycle, is yielded as ``(index, None, [])``.
     """
-    if not _content_tokens(doc):
+    if all(t.is_space for t in doc):  # (stops at the first word or mark)
         return
     override = heads is not None or deps is not None
     if override and (heads is None or deps is None or len(heads) != len(doc) or len(deps) != len(doc)):
@@ -200,6 +205,10 @@ def punct_sentences(doc: Doc, quote_xpos: bool = False, lift: bool = True,
             problem=f"another analysis needs heads and deps, one per token of the Doc ({len(doc)}), "
                     f"not {_count(heads)} heads and {_count(deps)} deps"))
     sents = list(doc.sents)
+    # the Doc's heads as token indices, read once (``span_heads`` gives the same trees from them
+    # as from each token's ``head``, without making a Token per head)
+    tree_heads = heads if override else (np.arange(len(doc), dtype=np.int64)
+                                         + doc.to_array(HEAD).astype(np.int64)).tolist()
     if override:
         only_punct = [all(t.is_space or is_punct(t.pos_, deps[t.i].lower()) for t in sent) for sent in sents]
     else:
@@ -218,11 +227,11 @@ def punct_sentences(doc: Doc, quote_xpos: bool = False, lift: bool = True,
         if last > si:
             try:
                 ps, words = span_to_sentence(doc[sents[si].start:sents[last].end], quote_xpos=quote_xpos, lift=lift,
-                                             heads=heads, deps=deps)
+                                             heads=tree_heads, deps=deps)
             except ValueError:  # the marks' own heads form no tree: leave them out as before
                 last = si
         if last == si:
-            ps, words = span_to_sentence(sents[si], quote_xpos=quote_xpos, lift=lift, heads=heads, deps=deps)
+            ps, words = span_to_sentence(sents[si], quote_xpos=quote_xpos, lift=lift, heads=tree_heads, deps=deps)
         yield si, ps, words
         for sj in range(si + 1, last + 1):
             yield sj, None, []

@@ -11,11 +11,11 @@ import pytest
 
 from spacy_punctgen.data.conllu import resolve_split
 from spacy_punctgen.data.preprocess import preprocess_file
-from spacy_punctgen.inference import dp
+from spacy_punctgen.inference import _dp, dp
 from spacy_punctgen.inference.dp import restrict_lattice, viterbi, viterbi_bounded
 from spacy_punctgen.model.punct_model import PunctModel
 from spacy_punctgen.pipeline.shipped import default_model_path
-from spacy_punctgen.testing.problems import random_problem
+from spacy_punctgen.testing.problems import feasible_problem, random_problem
 from spacy_punctgen.testing.reference import brute_force
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -75,15 +75,63 @@ def test_random_problems(seed, r2l):
 
 
 def test_random_problems_prune_something(monkeypatch):
-    """The random cases above do exercise the pruned path."""
+    """Cases like the random ones above do exercise the pruned path (possible sentences: most
+    impossible ones never reach it, ``_dp.surface_producible`` tells them at once)."""
     counter = _Counter()
     monkeypatch.setattr(dp, "restrict_lattice", counter)
     for seed in range(60):
         rng = np.random.default_rng(seed)
-        g, _, _, _, _, phi, lat, cand_p = random_problem(rng, n=int(rng.integers(1, 9)), max_cands=8,
-                                                         p_empty=0.3)
+        g, _, _, _, _, phi, lat, cand_p = feasible_problem(seed, n=int(rng.integers(1, 9)), max_cands=8,
+                                                           p_empty=0.3)
         _same(lat, g, cand_p ** rng.uniform(1.0, 6.0), phi, bool(seed % 2), counter)
     assert counter.calls >= 20
+
+
+def test_one_word_sentences(monkeypatch):
+    """One word (one node, two slots), its candidates pruned: the compiled restriction and max
+    passes give what the NumPy steps give, passes included."""
+    counter = _Counter()
+    monkeypatch.setattr(dp, "restrict_lattice", counter)
+    for seed in range(40):
+        rng = np.random.default_rng(500 + seed)
+        g, _, _, _, _, phi, lat, cand_p = feasible_problem(500 + seed, n=1, max_cands=8, p_empty=0.2)
+        _same(lat, g, cand_p ** rng.uniform(1.0, 6.0), phi, bool(seed % 2), counter)
+    assert counter.calls >= 5
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_impossible_surfaces_told_without_a_pass(seed):
+    """``_dp.surface_producible`` (the bounded Viterbi's shortcut) is a necessary condition: it
+    never refuses a possible sentence, and the impossible ones it refuses are -inf for Viterbi."""
+    rng = np.random.default_rng(900 + seed)
+    g, _, _, _, _, phi, lat, cand_p = random_problem(rng, n=int(rng.integers(1, 6)), max_cands=6, p_empty=0.3)
+    for r2l in (False, True):
+        lp, best = viterbi(lat, g, cand_p, phi, r2l)
+        if not _dp.surface_producible(lat, g, cand_p):
+            assert lp == -math.inf and (best == -1).all()
+        _same(lat, g, cand_p, phi, r2l)
+
+
+def test_too_few_punctemes_refused_like_the_numpy_steps():
+    """``n_punctemes`` below the lattice's puncteme ids: the compiled restriction refuses it with
+    the error (E158, the same candidate) that the NumPy steps' ``restrict_lattice`` gives."""
+    refused = 0
+    for seed in range(60):
+        rng = np.random.default_rng(seed)
+        g, _, _, _, _, phi, lat, cand_p = feasible_problem(seed, n=int(rng.integers(1, 9)), max_cands=8,
+                                                           p_empty=0.3)
+        p = cand_p ** rng.uniform(1.0, 6.0)
+        if lat.max_puncteme < 1:
+            continue
+        got = []
+        for fn in (viterbi_bounded, dp._viterbi_bounded_py):
+            try:
+                got.append(fn(lat, g, p, phi, bool(seed % 2), int(lat.max_puncteme))[0])
+            except ValueError as err:
+                got.append(str(err))
+        assert got[0] == got[1]
+        refused += isinstance(got[0], str)
+    assert refused >= 10
 
 
 def test_bad_probabilities_still_refused():
