@@ -1,7 +1,7 @@
 """Jackknifed parses of the training sentences: k fold parsers, each parsing the fold it did not see.
 
 Usage (project.yml ``jackknife``):
-    python scripts/jackknife.py corpus/T/depunct training/T --k 3 --lang cs --max-steps 2000 [--jobs 2]
+    python scripts/jackknife.py corpus/T/depunct training/T --k 3 --lang cs --max-steps 2000 [--dropout 0.1] [--jobs 2]
 
 Why: see ``scripts/folds.py`` (split and merge: ``spacy_punctgen.workflow.jackknife``). For each
 fold ``j`` this trains the parser of unpunctuated text
@@ -51,6 +51,7 @@ def _fold(j: int, args) -> dict:
           "--corpora.train.gold_preproc", "true", "--corpora.dev.gold_preproc", "true",
           "--nlp.lang", args.lang, "--system.seed", str(args.seed), "--training.max_steps", str(args.max_steps),
           "--training.patience", str(args.patience), "--training.eval_frequency", str(args.eval_frequency),
+          *(["--training.dropout", str(args.dropout)] if args.dropout is not None else []),
           "--gpu-id", str(args.gpu)], log)
     _run([sys.executable, HERE / "parse_conllu.py", model / "model-best", folds / f"heldout.fold{j}.conllu", parsed], log)
     return {"fold": j, "seconds": round(time.perf_counter() - t0, 1)}
@@ -67,6 +68,8 @@ def main(argv=None) -> int:
     p.add_argument("--max-steps", type=int, default=20000)
     p.add_argument("--patience", type=int, default=1600)
     p.add_argument("--eval-frequency", type=int, default=200)
+    p.add_argument("--dropout", type=float, default=None,
+                   help="the fold parsers' training dropout (default: the config's)")
     p.add_argument("--gpu", type=int, default=-1)
     p.add_argument("--jobs", type=int, default=1)
     args = p.parse_args(argv)

@@ -154,8 +154,10 @@ def test_jackknife_script_on_the_sample(tmp_path, monkeypatch, load_script):
     subprocess.run([sys.executable, "-m", "spacy", "convert", str(corpus / "dev.conllu"), str(corpus),
                     "--converter", "conllu", "--n-sents", "1"], check=True, capture_output=True)
     args = [str(corpus), str(tmp_path / "training"), "--k", "2", "--lang", "en", "--max-steps", "4",
-            "--eval-frequency", "2"]
+            "--eval-frequency", "2", "--dropout", "0.3"]
     assert jk.main(args) == 0
+    from spacy.util import load_config  # the fold parsers were trained with the dropout asked for
+    assert load_config(tmp_path / "training" / "parser-depunct-fold0" / "model-best" / "config.cfg")["training"]["dropout"] == pytest.approx(0.3)
     gold, parsed = read_conllu(corpus / "train.conllu"), read_conllu(corpus / "train.parsed.conllu")
     assert [s.forms for s in parsed] == [s.forms for s in gold]
     assert all(sum(h == 0 for h in s.heads) == 1 for s in parsed)
