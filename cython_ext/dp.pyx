@@ -869,6 +869,20 @@ cdef void _per_node_unique(long n, long n_pm, const long* col, const int* cand_p
             idx[k] = rank[col[k]]
 
 
+cdef void _both_sides_unique(long n, long n_pm, const long* cand_l, const long* cand_r, const int* cand_ptr,
+                             int* stamp, int* rank, int* ul_ptr, int* ul, int* li, int* ur_ptr, int* ur,
+                             int* ri) noexcept nogil:
+    """:func:`_per_node_unique` of the left punctemes (into ``ul_ptr``, ``ul``, ``li``), then of the
+    right ones (``ur_ptr``, ``ur``, ``ri``); ``stamp`` and ``rank``: scratch of ``max(n_pm, 1)``."""
+    cdef long k, m = max(n_pm, 1)
+    for k in range(m):
+        stamp[k] = -1
+    _per_node_unique(n, n_pm, cand_l, cand_ptr, stamp, rank, ul_ptr, ul, li)
+    for k in range(m):
+        stamp[k] = -1
+    _per_node_unique(n, n_pm, cand_r, cand_ptr, stamp, rank, ur_ptr, ur, ri)
+
+
 def candidate_fields(long n, long n_pm, const long[::1] cand_l, const long[::1] cand_r,
                      const long[::1] node):
     """The candidate index arrays of a lattice (see ``dp._candidate_fields``): ``cand_ptr``,
@@ -905,12 +919,8 @@ def candidate_fields(long n, long n_pm, const long[::1] cand_l, const long[::1] 
         cand_ptr[k + 1] += cand_ptr[k]
     if K:
         with nogil:
-            for k in range(m):
-                stamp[k] = -1
-            _per_node_unique(n, n_pm, &cand_l[0], cand_ptr, stamp, rank, ul_ptr, ul, li)
-            for k in range(m):
-                stamp[k] = -1
-            _per_node_unique(n, n_pm, &cand_r[0], cand_ptr, stamp, rank, ur_ptr, ur, ri)
+            _both_sides_unique(n, n_pm, &cand_l[0], &cand_r[0], cand_ptr, stamp, rank, ul_ptr, ul, li,
+                               ur_ptr, ur, ri)
     cdef long nl = max(ul_ptr[n], 1), nr = max(ur_ptr[n], 1), o = 3 * (n + 1)
     if not K:
         ul[0] = ur[0] = 0
@@ -1200,7 +1210,7 @@ cdef class _Bounded:
         ``n_pm`` or more, and then restricts nothing."""
         cdef const int* cand_ptr = self.full[0]
         cdef int* ptr = self.sub[0]
-        cdef long w, k, kept = 0, m = max(self.n_pm, 1), Km = max(self.K, 1)
+        cdef long w, k, kept = 0, Km = max(self.K, 1)
         for w in range(self.n):
             for k in range(cand_ptr[w], cand_ptr[w + 1]):
                 if keep[k]:
@@ -1219,14 +1229,8 @@ cdef class _Bounded:
                     self.col[Km + kept] = self.cand_r[k]
                     kept += 1
             ptr[w + 1] = <int>kept
-        for k in range(m):
-            self.stamp[k] = -1
-        _per_node_unique(self.n, self.n_pm, self.col, ptr, self.stamp, self.rank, self.sub[3], self.sub[4],
-                         self.sub[1])
-        for k in range(m):
-            self.stamp[k] = -1
-        _per_node_unique(self.n, self.n_pm, self.col + Km, ptr, self.stamp, self.rank, self.sub[5], self.sub[6],
-                         self.sub[2])
+        _both_sides_unique(self.n, self.n_pm, self.col, self.col + Km, ptr, self.stamp, self.rank, self.sub[3],
+                           self.sub[4], self.sub[1], self.sub[5], self.sub[6], self.sub[2])
         return -1
 
     cdef void restrict_checked(self, const double* p, const unsigned char* keep) except *:
