@@ -20,19 +20,8 @@ Pairs = List[Tuple[Tuple[str, ...], Tuple[str, ...]]]
 
 def _pairs(model, lat: Lattice, best: Sequence[int]) -> Pairs:
     """The ``(l, r)`` punctemes (token tuples) of the lattice candidates ``best``, one per node."""
-    pm = _puncteme_tuples(model)
     best = np.asarray(best, dtype=np.int64)
-    return list(zip(map(pm.__getitem__, lat.cand_l[best].tolist()), map(pm.__getitem__, lat.cand_r[best].tolist())))
-
-
-def _puncteme_tuples(model) -> List[Tuple[str, ...]]:
-    """``model.puncteme(pid)`` of every grammar puncteme, cached in the model (the inventory's
-    punctemes never change once it is built)."""
-    got = model.__dict__.get("_puncteme_tuples")
-    n = len(model.grammar.punctemes)
-    if got is None or len(got) != n:
-        got = model._puncteme_tuples = [model.puncteme(p) for p in range(n)]
-    return got
+    return list(zip(map(model.puncteme, lat.cand_l[best].tolist()), map(model.puncteme, lat.cand_r[best].tolist())))
 
 
 def best_underlying(model, sentence) -> Optional[Pairs]:
