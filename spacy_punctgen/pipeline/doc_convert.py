@@ -41,6 +41,11 @@ def _content_tokens(doc: Doc):
     return [t for t in doc if not t.is_space]
 
 
+def _has_content(doc: Doc) -> bool:
+    """Whether the Doc has a token other than whitespace (stops at the first)."""
+    return not all(t.is_space for t in doc)
+
+
 def check_doc(doc: Doc) -> None:
     """Raise a clear error unless the Doc carries a UD-labelled dependency parse.
 
@@ -197,7 +202,7 @@ def punct_sentences(doc: Doc, quote_xpos: bool = False, lift: bool = True,
     punctuation-only ones joined to it) that they do not make one tree of, i.e. where a head
     lies outside it, or there are several roots, or a cycle, is yielded as ``(index, None, [])``.
     """
-    if all(t.is_space for t in doc):  # (stops at the first word or mark)
+    if not _has_content(doc):
         return
     override = heads is not None or deps is not None
     if override and (heads is None or deps is None or len(heads) != len(doc) or len(deps) != len(doc)):
@@ -326,7 +331,7 @@ def insert_punctuation(doc: Doc) -> Doc:
         by_sent.setdefault(e["sentence"], []).append(e)
     toks: List[dict] = []  # one dict per output token
     new_index = {}  # doc token index -> output index
-    bounds = [(sent.start, sent.end) for sent in doc.sents] if _content_tokens(doc) else []
+    bounds = [(sent.start, sent.end) for sent in doc.sents] if _has_content(doc) else []
     sentences = list(punct_sentences(doc))
     # each sentence's end for spacing: where the next sentence's first word is (the dropped
     # tokens between hold the gap's space, a punctuation-only sentence included), or the Doc's end
