@@ -5,7 +5,8 @@
 first), then the left punctemes of those starting at ``i`` (outermost first).
 :func:`slot_parts` gives that order as ``(node, side)`` pairs (side 0: left puncteme,
 1: right), which the decoders follow; :func:`underlying_sequences` fills it in with
-punctemes, for the brute-force reference (symbol ids) and the spaCy component (strings).
+punctemes from a tree's heads (the brute-force reference, symbol ids; evaluation and rendering,
+strings), :func:`slot_strings` from spans already computed (the spaCy component's analysis).
 """
 from __future__ import annotations
 
