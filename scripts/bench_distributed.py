@@ -1,5 +1,5 @@
 """Throughput of restoration on a Dask ``LocalCluster`` of 1 worker process against 2, in one
-run on the same input (``spacy_punctgen.pipeline.distributed``, docs/distributed.md).
+run on the same input (``spacy_punctgen.api.distributed``, docs/distributed.md).
 
 Both clusters are started first, with the shipped pipeline loaded on every worker
 (``preload``), so the timings are of restoration, not loading; then their runs alternate, and
@@ -27,7 +27,7 @@ import time
 from pathlib import Path
 
 from spacy_punctgen.data.conllu import read_conllu
-from spacy_punctgen.pipeline import distributed as dist
+from spacy_punctgen.api import distributed as dist
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE = ROOT / "assets" / "sample"
@@ -111,8 +111,8 @@ def main(argv=None) -> int:
         "command": "python scripts/bench_distributed.py " + " ".join(sys.argv[1:] if argv is None else argv),
     }
     if args.check:
-        from spacy_punctgen.pipeline.load import load
-        from spacy_punctgen.pipeline.stream import restore_text
+        from spacy_punctgen.api.load import load
+        from spacy_punctgen.api.stream import restore_text
 
         nlp = load("en")
         result["identical_to_one_process"] = [restore_text(nlp, t) for t in texts] == out1

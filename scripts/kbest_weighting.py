@@ -11,7 +11,7 @@ Usage:
 * ``uniform``: the mixture of its ``m_s`` distinct trees, equally weighed: what the pipeline's
   ``punctgen`` component does with ``kbest_weights = "uniform"`` behind ``punctgen_kbest``;
 * ``beam``: the same trees weighed by the beam's probabilities, renormalised over them
-  (``kbest_weights = "beam"``, :func:`spacy_punctgen.pipeline.kbest.restore_weighted_mixtures`);
+  (``kbest_weights = "beam"``, :func:`spacy_punctgen.parsing.kbest.restore_weighted_mixtures`);
 * ``padded``: the uniform mixture of the K files (the best tree repeated where there are fewer
   than K): what ``evaluate-restore --parsed 'PARSED.k*.conllu'`` decodes.
 
@@ -32,7 +32,7 @@ from spacy_punctgen.data.preprocess import preprocess_file
 from spacy_punctgen.decode.mbr import restore_mixtures
 from spacy_punctgen.evaluation.metrics import gold_slots, require_sentences, restoration_report
 from spacy_punctgen.model.punct_model import PunctModel
-from spacy_punctgen.pipeline.kbest import restore_weighted_mixtures
+from spacy_punctgen.parsing.kbest import restore_weighted_mixtures
 
 
 def evaluate(model_dir, test, parsed: Path, k: int, weights: str, predictions=None) -> dict:

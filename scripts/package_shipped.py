@@ -22,7 +22,7 @@ from pathlib import Path
 import spacy
 
 from spacy_punctgen.about import __version__
-from spacy_punctgen.pipeline.load import load
+from spacy_punctgen.api.load import load
 
 CHECK = {"restore": "when i came home he left i was sad", "analyze": "When I came home, he left."}
 

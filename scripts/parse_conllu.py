@@ -5,13 +5,13 @@ Usage (project.yml ``parse-test``, ``parse-test-kbest``):
         [--search beam|sample [--temperature T] [--seed S]]]
 
 With ``--kbest K`` the parser searches with a beam of width K
-(:func:`spacy_punctgen.pipeline.kbest.kbest_trees`) and K files are written, ``OUT.k1.conllu``
+(:func:`spacy_punctgen.parsing.kbest.kbest_trees`) and K files are written, ``OUT.k1.conllu``
 ... ``OUT.kK.conllu``: file ``j`` holds each sentence's ``j``-th most probable distinct tree, or its
 most probable one where the beam found fewer than ``j`` -- so the uniform mixture over the K
 files (``evaluate-restore --parsed 'OUT.k*.conllu'``) weighs the best tree by the beam slots it
 fills.  The trees' probabilities go to ``OUT.kbest.json`` (per sentence, one per distinct tree,
 in the files' order).  ``--search sample``: the greedy parse and K - 1 trees drawn from the
-parser's transition probabilities at ``--temperature`` (:mod:`spacy_punctgen.pipeline.parser_samples`);
+parser's transition probabilities at ``--temperature`` (:mod:`spacy_punctgen.parsing.parser_samples`);
 file 1 holds the greedy tree, the others the further distinct trees by frequency, and the
 json file each tree's share of the K (``kbest_weighting.py --weights beam`` weighs by it: the
 Monte Carlo mixture of the K trees).  ``--compare-greedy`` also parses the same sentences greedily in the same
@@ -94,7 +94,7 @@ def parse_file_kbest(model, src: Path, dest: Path, k: int, batch_size: int = 256
     are the best of ``timing_repeats`` runs (the trees are the same every run)."""
     import copy
 
-    from spacy_punctgen.pipeline.kbest import kbest_trees
+    from spacy_punctgen.parsing.kbest import kbest_trees
 
     nlp = spacy.load(model) if not hasattr(model, "pipe") else model
     sentences = read_sentences(src)

@@ -7,5 +7,5 @@ entry point; this file also makes it work where the package is only on ``PYTHONP
 loading the package imports it.
 """
 import spacy_punctgen.pipeline.component  # noqa: F401  (import registers the factory)
-import spacy_punctgen.pipeline.load  # noqa: F401  (the restore pipeline's punctgen_words factory)
-import spacy_punctgen.pipeline.truecase  # noqa: F401  (the punctgen_truecase factory)
+import spacy_punctgen.api.load  # noqa: F401  (the restore pipeline's punctgen_words factory)
+import spacy_punctgen.truecasing.truecaser  # noqa: F401  (the punctgen_truecase factory)

@@ -8,7 +8,8 @@ seven treebanks, each with its own language, data protocol, templates and seed p
 each treebank this runs, with ``spacy project run``: the workflows ``all``,
 ``baselines`` and ``jackknife``; ``train-parser-seed`` and ``parse-test-seed`` for each
 seed; ``evaluate-mixture``; the workflow ``degraded`` for each fraction and ``plot-aed-las``;
-and finally ``results-table`` once. A treebank with protocol ``cv`` (cross-validation) runs
+and finally ``results-table`` once (each step in the project folder whose file defines it: the
+core ``project.yml`` or a study's ``experiments/<study>/project.yml``). A treebank with protocol ``cv`` (cross-validation) runs
 those steps once per fold, as the treebank ``<name>_cv<k>`` with ``cv_fold`` k, then
 ``keep-fold`` (the fold's test file and predictions kept in ``metrics/<name>_cv<k>/kept/``,
 of which only the record ``kept.json`` is committed), then ``fold-table`` (the kept folds so
@@ -42,6 +43,7 @@ entry per command name remembers only the last seed parser, so the others would 
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import os
 import re
@@ -94,6 +96,29 @@ def load_plan(path: Path) -> Dict[str, dict]:
 ALWAYS_RUN = {"keep-fold", "fold-table", "pool-folds", "results-table"}
 
 _VAR = re.compile(r"\$\{vars\.([A-Za-z0-9_]+)\}")
+
+
+def load_projects(root: Path = ROOT) -> Tuple[dict, Dict[str, Path]]:
+    """The core ``project.yml`` and every study's ``experiments/<study>/project.yml`` as one
+    project, and each step's folder; a name defined twice is the first file's (the core's)."""
+    merged, where = {"vars": {}, "workflows": {}, "commands": []}, {}
+    for path in [root / "project.yml", *sorted((root / "experiments").glob("*/project.yml"))]:
+        project = srsly.read_yaml(path)
+        for key, value in (project.get("vars") or {}).items():
+            merged["vars"].setdefault(key, value)
+        for name, steps in (project.get("workflows") or {}).items():
+            if name not in where:
+                merged["workflows"][name], where[name] = steps, path.parent
+        for cmd in project.get("commands") or []:
+            if cmd["name"] not in where:
+                merged["commands"].append(cmd)
+                where[cmd["name"]] = path.parent
+    return merged, where
+
+
+@functools.lru_cache(maxsize=1)
+def _step_dirs() -> Dict[str, Path]:
+    return load_projects()[1]
 
 
 def step_vars(project: dict, step: str) -> Set[str]:
@@ -179,7 +204,7 @@ def commands(name: str, entry: dict, ud_root: Path, folds: Optional[List[int]] =
 
 
 def _run(step: str, values: dict) -> List[str]:
-    return [sys.executable, "-m", "spacy", "project", "run", step, str(ROOT), *_vars(values)]
+    return [sys.executable, "-m", "spacy", "project", "run", step, str(_step_dirs().get(step, ROOT)), *_vars(values)]
 
 
 def _treebank_commands(name: str, base: dict, entry: dict) -> List[Tuple[str, List[str]]]:
@@ -236,17 +261,18 @@ def main(argv=None) -> int:
     except ValueError as e:
         print(f"reproduce: {e}", file=sys.stderr)
         return 1
-    steps.append(("results-table", [sys.executable, "-m", "spacy", "project", "run", "results-table", str(ROOT)]))
+    steps.append(("results-table", _run("results-table", {})))
     skip = {x.strip() for x in args.skip.split(",") if x.strip()}
     try:
-        project = srsly.read_yaml(ROOT / "project.yml")
+        project = load_projects()[0]
     except (ValueError, OSError) as e:
         print(f"reproduce: project.yml: {e}", file=sys.stderr)
         return 1
     if skip:
         known = set(project.get("workflows") or {}) | {c["name"] for c in project.get("commands") or []}
         if skip - known:
-            print(f"reproduce: --skip: {sorted(skip - known)} are not workflows or commands of project.yml",
+            print(f"reproduce: --skip: {sorted(skip - known)} are not workflows or commands of project.yml "
+                  "or experiments/*/project.yml",
                   file=sys.stderr)
             return 1
     steps = [(label, cmd) for label, cmd in steps if cmd[5] not in skip]

@@ -9,7 +9,7 @@ Usage:
 For each k, ``scripts/parse_conllu.py --kbest k`` parses DEPUNCT (the depunctuated sentences,
 gold words and segmentation) with PARSER, searching with the beam or drawing trees
 (``--search sample``: the greedy parse and k - 1 trees drawn at ``--temperature``,
-``spacy_punctgen.pipeline.parser_samples``), and ``scripts/kbest_weighting.py`` restores every
+``spacy_punctgen.parsing.parser_samples``), and ``scripts/kbest_weighting.py`` restores every
 sentence of PUNCT with MODEL from the mixture of its distinct trees, weighed by their
 probabilities (``--weights beam``: the beam's, or for draws each tree's share of the k, i.e.
 the Monte Carlo mixture) or equally.  k = 1 is the greedy parse.  OUT.json gets one row per k:

@@ -11,9 +11,9 @@ streams of ``--stream-sents`` consecutive sentences and depunctuated (``spacy_pu
 test streams' form); a seeded share ``--lower`` of them is lowercased (speech-recogniser output
 has no case, typed text has; the shipped parser is trained on the same even split); each stream is
 parsed in windows as restoration parses it (the parser with the restore tokenizer,
-``spacy_punctgen.pipeline.load.restore_parser``), and the parser's sentences, with each
+``spacy_punctgen.api.load.restore_parser``), and the parser's sentences, with each
 gold mark in the slot after the word it follows, are the training (and dev) sentences
-(``spacy_punctgen.pipeline.stream_training``). DEV only picks the epoch. The recipe is the one
+(``spacy_punctgen.api.stream_training``). DEV only picks the epoch. The recipe is the one
 the workflow's tuned runs use (lr 0.001, full passes, psi_keep_bias 3, psi_lr_scale 10);
 ``--compact T`` then drops the features with ``|θ| <= T`` and stores θ as float16, as the shipped
 models are (``PunctModel.compacted``), and records the dev perplexity before and after.
@@ -30,7 +30,7 @@ def _sentences(nlp, path, split, size, lower, seed, counts):
     from spacy_punctgen.data.preprocess import preprocess_file
     from spacy_punctgen.data.stream import lowercase_choices
     from spacy_punctgen.evaluation.stream import sentence_streams
-    from spacy_punctgen.pipeline.stream_training import stream_training_sentences
+    from spacy_punctgen.api.stream_training import stream_training_sentences
 
     streams = sentence_streams(preprocess_file(resolve_split(path, split))[0], size=size, lower=False)
     out = []
@@ -57,8 +57,8 @@ def main(argv=None) -> int:
     p.add_argument("--metrics", default=None, help="write the training record here (JSON)")
     args = p.parse_args(argv)
 
-    from spacy_punctgen.pipeline.load import restore_parser
-    from spacy_punctgen.pipeline.stream_training import AlignmentCounts
+    from spacy_punctgen.api.load import restore_parser
+    from spacy_punctgen.api.stream_training import AlignmentCounts
     from spacy_punctgen.training.train import TrainConfig, train_model
     from spacy_punctgen.workflow.metrics_files import report_training
 

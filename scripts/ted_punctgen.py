@@ -8,10 +8,10 @@ Usage:
 
 The training block of TSV (``spacy_punctgen.data.ted.split_blocks``, the same cut as
 ``evaluate-stream``) is written as lowercased text with its marks (``word,`` ``word.`` ``word?``),
-parsed in windows by the shipped parser (``spacy_punctgen.pipeline.stream.iter_pieces``: the
+parsed in windows by the shipped parser (``spacy_punctgen.api.stream.iter_pieces``: the
 parser finds the sentences from the punctuation), and every parsed sentence becomes a training
 sentence (``doc_convert.punct_sentences``: the words, the tree, the marks in the slots). With ``--trees stream`` the block is instead parsed as the restorer
-will see it, as one unpunctuated stream (``spacy_punctgen.pipeline.stream_training``): the
+will see it, as one unpunctuated stream (``spacy_punctgen.api.stream_training``): the
 training sentences are the parser's sentences of the unpunctuated text, with the gold marks put
 back into their slots, so the model learns where marks fall on the trees and boundaries that
 the stream parser finds. ``--parser`` names another parser than the shipped one. The last
@@ -47,9 +47,9 @@ def main(argv=None) -> int:
 
     from spacy_punctgen.data.ted import read_ted, split_blocks
     from spacy_punctgen.pipeline.doc_convert import punct_sentences
-    from spacy_punctgen.pipeline.load import restore_parser, shipped_parser_path
-    from spacy_punctgen.pipeline.stream import iter_pieces
-    from spacy_punctgen.pipeline.stream_training import AlignmentCounts, stream_training_sentences
+    from spacy_punctgen.api.load import restore_parser, shipped_parser_path
+    from spacy_punctgen.api.stream import iter_pieces
+    from spacy_punctgen.api.stream_training import AlignmentCounts, stream_training_sentences
     from spacy_punctgen.training.train import TrainConfig, train_model
     from spacy_punctgen.workflow.metrics_files import report_training
 

@@ -4,7 +4,7 @@
 
 TEST and TRAIN are CoNLL-U files or UD folders (then their test / train split). Four figures,
 all against the test treebank's own (cased) depunctuated words
-(:mod:`spacy_punctgen.pipeline.truecase`):
+(:mod:`spacy_punctgen.truecasing.truecaser`):
 
 * ``gold_sentences``: the truecaser alone on each lowercased gold sentence (its first word is
   the sentence start): what the tagger knows;
@@ -22,8 +22,8 @@ from pathlib import Path
 
 import spacy
 
-from spacy_punctgen.pipeline.load import load
-from spacy_punctgen.pipeline.truecase import (baseline_most_frequent, depunct_words, evaluate_gold_sentences,
+from spacy_punctgen.api.load import load
+from spacy_punctgen.truecasing.truecaser import (baseline_most_frequent, depunct_words, evaluate_gold_sentences,
                                               evaluate_streams)
 
 

@@ -6,7 +6,8 @@ first use.  The ``punctgen`` factory is registered by the ``spacy_factories`` en
 """
 from spacy_punctgen.about import __version__
 
-__all__ = ["__version__", "insert_punctuation", "render", "load", "restore_text", "rephrase"]
+__all__ = ["__version__", "insert_punctuation", "render", "load", "load_pipeline", "restore_text", "restore_edits",
+           "rephrase"]
 
 
 def __getattr__(name):
@@ -15,19 +16,27 @@ def __getattr__(name):
 
         return insert_punctuation
     if name == "render":  # the picture of the underlying tree (docs/render.md)
-        from spacy_punctgen.pipeline.render import render
+        from spacy_punctgen.api.picture import render
 
         return render
     if name == "load":  # the shipped pipelines (restore / analyze)
-        from spacy_punctgen.pipeline.load import load
+        from spacy_punctgen.api.load import load
 
         return load
     if name == "restore_text":  # text of any length, restored window by window
-        from spacy_punctgen.pipeline.stream import restore_text
+        from spacy_punctgen.api.stream import restore_text
 
         return restore_text
+    if name == "restore_edits":  # where restore_text puts each mark (offsets into the input)
+        from spacy_punctgen.api.stream import restore_edits
+
+        return restore_edits
+    if name == "load_pipeline":  # spacy.load for pipelines saved by any version of this package
+        from spacy_punctgen.api.load import load_pipeline
+
+        return load_pipeline
     if name == "rephrase":  # reorder a parsed Doc's words, regenerate its punctuation (docs/rephrasing.md)
-        from spacy_punctgen.pipeline.rephrase import rephrase
+        from spacy_punctgen.api.rephrase import rephrase
 
         return rephrase
     raise AttributeError(f"module 'spacy_punctgen' has no attribute {name!r}")

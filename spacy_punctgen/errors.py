@@ -16,6 +16,9 @@ them, so a new message takes the next free code of its block:
 * ``E600``-``E609``: the benchmark (``bench/``)
 * ``E610``-``E699``: the command line (``cli/``)
 * ``E700``-``E749``: the workflow's helpers (``workflow/``)
+* ``E900``-``E919``: the companion comma systems (``baselines/trigram_hmm.py``, ``crf_syntax.py``)
+* ``E920``-``E939``: paper 003's incremental parser-punctuator and live mode (``incremental/``)
+* ``E940``-``E959``: file formats: insertions, subtitles, word timestamps (``formats/``)
 * ``W001``-: warnings
 """
 
@@ -60,7 +63,7 @@ class Errors:
             "that analysed it, and that component is not loaded in this process (was the Doc deserialised in "
             "another process?). Read doc._.punct_logprob before serialising the Doc, or run the component on "
             "it again here.")
-    # spacy_punctgen/pipeline/render.py: the picture of the underlying tree
+    # spacy_punctgen/api/picture.py: the picture of the underlying tree
     E070 = ("[E070] render needs a Doc processed by a 'punctgen' component (doc._.underlying_punct and "
             "doc._.restored_punct are both None): run nlp with punctgen first, e.g. nlp.add_pipe('punctgen').")
     E071 = ("[E071] The punctgen annotations do not match the Doc: sentence {sentence} has {n} slots but {got} "
@@ -81,7 +84,7 @@ class Errors:
     E098 = "[E098] the pipeline has no component named 'parser' (it has {pipes}): k-best trees need a spaCy parser"
     E099 = "[E099] trees of a sentence from the parser's beam: {problem}"
 
-    # shipped pipelines and long input (spacy_punctgen/pipeline/load.py, pipeline/stream.py)
+    # shipped pipelines and long input (spacy_punctgen/api/load.py, pipeline/stream.py)
     E050 = "[E050] spacy_punctgen.load: mode must be 'restore', 'analyze' or 'correct', not {mode!r}"
     E051 = ("[E051] no parser ships for language {lang!r} (shipped: {shipped}); pass parser=PATH (a spaCy "
             "pipeline with a UD parser) and model=PATH")
@@ -94,7 +97,7 @@ class Errors:
     E058 = ("[E058] restoring text needs a 'punctgen' component in mode 'restore' (pipes: {pipes}); use "
             "spacy_punctgen.load(lang) or nlp.add_pipe('punctgen', config={{'mode': 'restore'}})")
 
-    # capitalisation (spacy_punctgen/pipeline/truecase.py, load(truecase=...))
+    # capitalisation (spacy_punctgen/truecasing/truecaser.py, load(truecase=...))
     E081 = "[E081] a word to case must be a non-empty str, not {word!r}"
     E082 = "[E082] a case class must be 'lower', 'Title', 'UPPER' or a non-empty mixed-case form, not {label!r}"
     E083 = "[E083] truecase_docs: {name} must be an integer of at least 1, not {value!r}"
@@ -486,6 +489,67 @@ class Errors:
             "that does not end?)")
     E890 = "[E890] trees of a sentence from one parser come from its 'beam' or from 'sample', not {search!r}"
 
+    # E900-E919: the companion comma systems of papers 001 and 004 (baselines/trigram_hmm.py, crf_syntax.py)
+    E900 = "[E900] unknown {name} variant {variant!r}; choose from {variants}"
+    E901 = "[E901] a Kneser-Ney model of context length {order} was given a context of length {found}: {context!r}"
+    E902 = "[E902] a Kneser-Ney model needs at least one training event"
+    E903 = "[E903] {name}: not trained"
+    E904 = "[E904] {path}: field {field} must be {expected}, found {value}"
+    E905 = "[E905] unknown {name} feature group {group!r}; choose from {groups}"
+    E906 = ("[E906] sentence {k} has {n_heads} heads and {n_deprels} relations for {n_words} words: "
+            "{name} needs a dependency tree over the words")
+    E907 = "[E907] {n_gold} gold and {n_pred} predicted sentences (or slots of sentence {k}) do not line up"
+    E908 = "[E908] {name}: ec_min must be an integer of at least 1, not {value!r}"
+
+    # file formats: insertions, SubRip/WebVTT subtitles, word timestamps (formats/)
+    E940 = "[E940] insertion {index} must be a pair (character offset, inserted string), not {value!r}"
+    E941 = ("[E941] insertions must be sorted by offset: insertion {index} at offset {offset} comes after one "
+            "at offset {previous}")
+    E942 = "[E942] insertion {index} at offset {offset} is outside the text (offsets 0 to {length})"
+    E943 = ("[E943] insertion {index} at offset {offset} falls inside the token {token!r}: marks go only at the "
+            "end of a token, before the whitespace that follows it (or at the start of a token, or the end)")
+    E944 = ("[E944] the output does not hold insertion {index} ({expected!r}) at output offset {at} (found "
+            "{got!r}): these insertions did not make this output")
+    E945 = ("[E945] insertion {index} at offset {offset} has nowhere to go: there is no text to punctuate (no "
+            "spoken cue line, or no word)")
+    E946 = ("[E946] insertion {index} ({text!r}) holds a line break, which would change the lines of the "
+            "subtitle cues")
+    E947 = "[E947] subtitle format must be one of {formats}, not {fmt!r}"
+    E948 = "[E948] line {line}: {text!r} holds '-->' but is not a cue timing ('START --> END [settings]')"
+    E949 = "[E949] not a WebVTT file: its first line must start with 'WEBVTT', not {text!r}"
+    E950 = "[E950] not a {fmt} file: {n} non-blank lines but no cue (an optional index line, then 'START --> END')"
+    E951 = "[E951] the cased text must be the text with only case changes: at character {at}, {got!r} for {expected!r}"
+    E952 = "[E952] the cased text has {got} characters, the text {expected}"
+    E953 = "[E953] word timestamps: not JSON ({err})"
+    E954 = ("[E954] word timestamps must be a JSON list of word objects or an object with a 'words' list, not "
+            "{kind}")
+    E955 = "[E955] word timestamps: word {index} must be an object with a string 'word', not {value!r}"
+    E956 = "[E956] {got} cased words for {expected} words"
+    E957 = "[E957] file format must be one of {formats}, not {fmt!r}"
+    E958 = ("[E958] the restorer must return a list of (offset, string) insertions or a Restored, not "
+            "{kind}")
+
+    # ---- incremental (paper 003's CPP and UPP, live mode): E920-E939 ----
+    E920 = ("[E920] the gold tree of words {start}-{end} cannot be built by the transition system (the "
+            "oracle's action {action!r} is illegal there): is it projective, one tree per full stop?")
+    E921 = "[E921] unknown incremental model mode {mode!r}: 'upp' or 'cpp'"
+    E922 = "[E922] the number of hash buckets must be a power of two of at least 2, not {n}"
+    E923 = "[E923] {n_words} words but {n_tags} POS tags"
+    E924 = "[E924] the beam size must be at least 1, not {beam}"
+    E925 = "[E925] a document of {n} words needs 2n gold action codes, not {n_codes}"
+    E926 = "[E926] a gold action sequence is illegal in the compiled transition system: {err}"
+    E927 = "[E927] unknown mark label set {labels!r}: one of {known}"
+    E928 = "[E928] {n_words} words but {n_marks} marks in an incremental training document"
+    E929 = "[E929] no training documents for the incremental model"
+    E930 = "[E930] {path} is not a saved incremental model ({problem})"
+    E931 = "[E931] the live delay must be an integer of at least 0 words, not {delay!r}"
+    E932 = "[E932] live input must be strings (words or text chunks), not {got!r}"
+    E933 = ("[E933] forced marks: one per word of the {n} ({got} given), each -1 (free) or a class that is not "
+            "a full stop")
+    # ---- restoration keeps the user's text (restore CLI, formats wiring): E980-E989 ----
+    E980 = ("[E980] --repunctuate deletes marks from the text, which a {fmt} file's cues or words cannot take; "
+            "use it with plain text")
+    E981 = "[E981] --format {fmt} needs the shipped pipeline (drop --parser) or plain text"
 
 class Warnings:
     W001 = ("[W001] The punctuation model shipped for language {lang!r} cannot be used: {err}. The 'punctgen' "

@@ -49,3 +49,26 @@ def tiny_parser(tmp_path_factory):
         return made[key]
 
     return get
+
+
+@pytest.fixture(autouse=True)
+def _every_restoration_keeps_the_text(monkeypatch):
+    """Every Doc any test restores keeps the rule: the input with marks inserted between its
+    whitespace-separated tokens, nothing else (spacy_punctgen.testing.insertion_rule)."""
+    try:
+        from spacy_punctgen.pipeline.component import PunctGen
+        from spacy_punctgen.testing.insertion_rule import doc_violations
+    except ImportError:  # the package is not importable here: nothing restores either
+        yield
+        return
+    original = PunctGen.set_annotations
+
+    def checked(self, docs, results):
+        docs = list(docs)
+        original(self, docs, results)
+        for doc in docs:
+            bad = doc_violations(doc)
+            assert not bad, bad
+
+    monkeypatch.setattr(PunctGen, "set_annotations", checked)
+    yield

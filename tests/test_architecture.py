@@ -15,13 +15,18 @@ import spacy_punctgen
 PACKAGE = Path(spacy_punctgen.__file__).resolve().parent
 RANKS = {
     "data": 0,
+    "formats": 0.5,  # file formats (plain text, SubRip, WebVTT, word timestamps) as insertions into text
     "inference": 1,
+    "incremental": 1.5,  # paper 003's CPP/UPP and live mode: uses inference and data only
     "model": 2,
     "training": 3,
     "decode": 3,
     "evaluation": 4,
-    "pipeline": 5,
+    "parsing": 4.5,  # parser helpers: k-best search, tree sampling, the restore tokenizer and words component
+    "pipeline": 5,  # the punctgen component and what only it needs
     "baselines": 5,
+    "truecasing": 5.2,  # the punctgen_truecase component, its training and shipping
+    "api": 5.8,  # user-facing entry points: load, restore_text, streaming, distributed, rephrase, the picture
     "bench": 6,
     "workflow": 6,  # the helpers of the `spacy project` workflow's scripts (scripts/*.py)
     "testing": 5.5,  # brute-force references: the bench measures against them

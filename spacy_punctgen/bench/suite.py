@@ -21,7 +21,7 @@ says what the code itself costs.  Sections (``--sections``):
 ``pipe``      ``nlp.pipe(n_process=2)`` against ``n_process=1``; outputs must be identical
 ``trees``     several trees per sentence from ONE parser (the greedy parse and k - 1 drawn from its
               transition probabilities, k = 4 and 8; the beam's 2 best) against its greedy parse
-              of the same texts (:mod:`spacy_punctgen.pipeline.kbest`)
+              of the same texts (:mod:`spacy_punctgen.parsing.kbest`)
 
 Timings are the best of ``--repeats`` runs.  ``--quick`` uses ``assets/sample`` and
 small counts (seconds, for the test suite); figures from it are not meaningful.
@@ -168,7 +168,7 @@ def _train_worker(job: dict) -> dict:
                       progress=False)
     t0 = time.perf_counter()
     inv = PunctInventory.from_sentences(sents, min_count=cfg.min_count, pairs_mode=cfg.pairs_mode)
-    model = PunctModel(inv, cfg.feature_config(), mode=cfg.mode, direction="l2r", xi=cfg.xi,
+    model = PunctModel(inv, cfg.feature_config(), mode=cfg.channel, direction="l2r", xi=cfg.xi,
                        smooth_delta=cfg.smooth_delta)
     train = model.prepare_all(sents)
     model.initialize(train, seed=cfg.seed, theta_scale=cfg.theta_init, psi_scale=cfg.psi_init,
@@ -411,11 +411,11 @@ def section_restore(model, dev_sents, n_sents: int, n_samples: int, parser_sps: 
 
 
 def section_trees(parser, texts: Sequence[str], repeats: int) -> dict:
-    """CPU seconds of :func:`~spacy_punctgen.pipeline.kbest.kbest_trees` (every pipe up to the
+    """CPU seconds of :func:`~spacy_punctgen.parsing.kbest.kbest_trees` (every pipe up to the
     parser, then the trees) against the pipeline's greedy parse of the same texts, batches of 256.
     ``run_bench`` passes the dev sentences' words without their punctuation: the trees serve
     restoration, which parses unpunctuated text (punctuated text has more tokens to parse)."""
-    from spacy_punctgen.pipeline.kbest import kbest_trees
+    from spacy_punctgen.parsing.kbest import kbest_trees
 
     def docs():
         return [parser.make_doc(t) for t in texts]

@@ -106,6 +106,22 @@ def emit_lines(result: dict, texts: List[str], output: Optional[str], done: str)
     return result
 
 
+def emit_text(result: dict, text: str, output: Optional[str], done: str) -> dict:
+    """A command's output text, exactly (no newline added): written to ``output`` (``-``: stdout;
+    ``done`` says what, in the summary), or printed, into ``result``."""
+    if output and output != "-":
+        out = Path(output)
+        out.parent.mkdir(parents=True, exist_ok=True)
+        with open(out, "w", encoding="utf-8", newline="") as fh:
+            fh.write(text)
+        result["output"] = str(out)
+        result["_text"] = f"wrote {done} to {out}"
+    else:
+        result["texts"] = text.split("\n")
+        result["_raw"] = text
+    return result
+
+
 def build_parser() -> argparse.ArgumentParser:
     _load_commands()
     parser = argparse.ArgumentParser(prog="punctgen", description=__doc__.splitlines()[0])

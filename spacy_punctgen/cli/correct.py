@@ -19,7 +19,7 @@ import json
 from pathlib import Path
 
 from spacy_punctgen.cli import check_output_file, command, emit_lines
-from spacy_punctgen.cli.restore import _load_parser, _read_lines
+from spacy_punctgen.cli.restore import load_parser_pipeline, read_lines
 from spacy_punctgen.decode.correct import SlotNoise, correct
 from spacy_punctgen.decode.render import render_text
 from spacy_punctgen.errors import Errors
@@ -73,8 +73,8 @@ def _correct_text(model, args, noise, cmodel=None):
 
     if args.parser is None:
         raise ValueError(Errors.E835)
-    nlp = _load_parser(args.parser)
-    lines = _read_lines(args.input)
+    nlp = load_parser_pipeline(args.parser)
+    lines = read_lines(args.input)
     idx = [i for i, line in enumerate(lines) if line.strip()]
     docs = list(nlp.pipe([lines[i].strip() for i in idx]))
     results = correct_docs(model, docs, noise=noise, correction_model=cmodel)

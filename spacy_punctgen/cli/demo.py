@@ -45,9 +45,9 @@ def _slot_lines(doc) -> list:
 
 
 def _shipped_demo(args) -> dict:
-    from spacy_punctgen.pipeline.load import load
+    from spacy_punctgen.api.load import load
     from spacy_punctgen.pipeline.shipped import sample_transcript_path
-    from spacy_punctgen.pipeline.stream import restore_text
+    from spacy_punctgen.api.stream import restore_text
 
     transcript = sample_transcript_path("en").read_text(encoding="utf-8").strip()
     restored = restore_text(load("en"), transcript)

@@ -129,9 +129,9 @@ def evaluate_stream_cli(args) -> dict:
     t0 = time.perf_counter()
     if args.system == "shipped":
         import spacy_punctgen
-        from spacy_punctgen.pipeline.stream import restore_text
+        from spacy_punctgen.api.stream import restore_text
 
-        from spacy_punctgen.pipeline.load import DEFAULT_KBEST
+        from spacy_punctgen.api.load import DEFAULT_KBEST
 
         kbest = DEFAULT_KBEST if args.kbest is None else args.kbest
         nlp = spacy_punctgen.load("en", model=args.model, parser=args.parser, kbest=kbest,

@@ -1,5 +1,5 @@
 """``punctgen render``: argument parsing and writing the page; the work is done by
-:func:`spacy_punctgen.pipeline.render.render_source` (docs/render.md)."""
+:func:`spacy_punctgen.api.picture.render_source` (docs/render.md)."""
 from __future__ import annotations
 
 import argparse
@@ -7,7 +7,7 @@ from pathlib import Path
 
 from spacy_punctgen.cli import check_output_file, command, positive_int
 from spacy_punctgen.errors import Errors
-from spacy_punctgen.pipeline.render import MODES, render_source
+from spacy_punctgen.api.picture import MODES, render_source
 
 
 def _arguments(p: argparse.ArgumentParser) -> None:

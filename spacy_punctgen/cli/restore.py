@@ -1,11 +1,11 @@
 """``punctgen restore``: argument parsing and printing; the work is done by
-:mod:`spacy_punctgen.pipeline.stream` (the shipped pipeline) or :mod:`spacy_punctgen.pipeline.restore`
+:mod:`spacy_punctgen.api.stream` (the shipped pipeline) or :mod:`spacy_punctgen.pipeline.restore`
 (a parser of the user's).
 
 Without ``--parser`` the text goes through the pipeline that ships for ``--lang``
 (:func:`spacy_punctgen.load`, with ``--model`` in place of the shipped punctuation model if
 given): each input line is one stream of any length, parsed and restored in windows of a few
-thousand characters (:func:`~spacy_punctgen.pipeline.stream.iter_restored`), so memory does not
+thousand characters (:func:`~spacy_punctgen.api.stream.iter_restored`), so memory does not
 grow with the length of a line (only with its vocabulary, and the output text). With ``--parser`` each line is
 parsed whole by that pipeline (as one text; a line longer than its ``nlp.max_length``, spaCy's
 default 1,000,000 characters, is refused before anything is parsed, E631) and restored by
@@ -13,14 +13,15 @@ default 1,000,000 characters, is refused before anything is parsed, E631) and re
 ``--lang``. ``--truecase`` (the truecaser shipped for ``--lang``) or ``--truecaser PATH`` adds a
 truecaser after ``punctgen`` (``load(truecase=...)``), which capitalises the restored text.
 
-``--scheduler ADDRESS`` restores on a Dask cluster instead (:mod:`spacy_punctgen.pipeline.distributed`,
+``--scheduler ADDRESS`` restores on a Dask cluster instead (:mod:`spacy_punctgen.api.distributed`,
 docs/distributed.md): the lines are cut into partitions (``--partitions N``; by default a few per
 worker thread, at most 32 lines each), each worker loads the shipped pipeline once, and the
 output is the same, line for line and in input order, as without ``--scheduler``. ADDRESS is a
 scheduler's ``tcp://HOST:PORT``, or ``local:N`` for N worker processes on this machine.
 
-The input is read as UTF-8 (a byte-order mark is dropped, from a file or stdin). The output has
-one line per input line (blank lines stay blank). A progress bar on stderr appears once the
+The input is read as UTF-8, whole; lines are cut at ``\\n`` only. The output is the input with
+marks inserted and nothing else changed: every character, line break, blank line, ``\\r`` and
+byte-order mark stays (``-o -`` writes to stdout). A progress bar on stderr appears once the
 text has taken two seconds, when stderr is a terminal or with ``--progress``.
 """
 from __future__ import annotations
@@ -30,10 +31,10 @@ import time
 from pathlib import Path
 from typing import List
 
-from spacy_punctgen.cli import check_output_file, command, emit_lines, positive_float, positive_int, seed_int
+from spacy_punctgen.cli import check_output_file, command, emit_text, positive_float, positive_int, seed_int
 from spacy_punctgen.decode.mbr import METHODS
 from spacy_punctgen.errors import Errors
-from spacy_punctgen.pipeline.restore import restore_docs
+from spacy_punctgen.formats.restore import FILE_FORMATS, detect_format
 
 #: seconds before the progress bar appears (short inputs never show one)
 PROGRESS_DELAY = 2.0
@@ -76,28 +77,54 @@ def _arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--partitions", type=positive_int, default=None,
                    help="with --scheduler: cut the lines into this many partitions (tasks) of near-equal line "
                         "counts (default: a few per worker thread, at most 32 lines each)")
+    p.add_argument("--format", choices=FILE_FORMATS, default=None,
+                   help="the input's format: text (lines), srt, vtt or json (a speech recogniser's words with times); "
+                        "default: by the file's extension. Subtitles are punctuated across cues, every cue's number, "
+                        "timing and line breaks kept; word JSON gets each word's marks appended to it")
+    p.add_argument("--repunctuate", action="store_true",
+                   help="delete the marks already at the edges of the text's tokens and punctuate afresh (the only "
+                        "case in which characters of the input are removed, and only marks)")
     p.add_argument("--connect-timeout", type=positive_float, default=10.0, metavar="SECONDS",
                    help="with --scheduler: seconds to wait for the scheduler to answer (default: 10)")
 
 
-def _read_lines(src: str) -> List[str]:
+def read_text(src: str) -> str:
+    """The whole input as UTF-8 text, exactly (a byte-order mark included: the output keeps it)."""
     if src == "-":
         raw = getattr(sys.stdin, "buffer", None)
         if raw is None:  # a text stream put in place of stdin
-            return sys.stdin.read().removeprefix("\ufeff").splitlines()
+            return sys.stdin.read()
         try:
-            return raw.read().decode("utf-8-sig").splitlines()
+            return raw.read().decode("utf-8")
         except UnicodeDecodeError as err:
             raise ValueError(Errors.E619.format(path="<stdin>", err=err)) from None
     path = Path(src)
     if path.is_dir():
         raise IsADirectoryError(Errors.E626.format(flag="input", path=path))
-    if not path.is_file():
+    if not path.exists():
         raise FileNotFoundError(Errors.E618.format(path=path))
     try:
-        return path.read_text(encoding="utf-8-sig").splitlines()
+        with open(path, "rb") as fh:
+            return fh.read().decode("utf-8")
     except UnicodeDecodeError as err:
         raise ValueError(Errors.E619.format(path=path, err=err)) from None
+
+
+def _split_lines(text: str) -> tuple:
+    """The byte-order mark and the lines of ``text``, cut at ``\\n`` only (``\\r``, form feeds
+    and other separators stay inside their line, as whitespace)."""
+    bom = "\ufeff" if text.startswith("\ufeff") else ""
+    return bom, text[len(bom):].split("\n")
+
+
+def read_lines(src: str) -> List[str]:
+    """The input's lines for a line-by-line command (``correct``): cut at ``\\n`` only, a
+    byte-order mark, a ``\\r`` before the ``\\n`` and the empty string after a final newline
+    dropped."""
+    lines = _split_lines(read_text(src))[1]
+    if lines and lines[-1] == "":
+        lines.pop()
+    return [line[:-1] if line.endswith("\r") else line for line in lines]
 
 
 def _check_lengths(lines: List[str], limit: int, src: str) -> None:
@@ -109,7 +136,7 @@ def _check_lengths(lines: List[str], limit: int, src: str) -> None:
                                                 limit=limit))
 
 
-def _load_parser(name: str):
+def load_parser_pipeline(name: str):
     import spacy
 
     try:
@@ -136,8 +163,8 @@ def _n_words(text: str) -> int:
 
 def _restore_shipped(args, lines: List[str]) -> tuple:
     """Each line through the shipped pipeline in windows; returns the lines and a summary."""
-    from spacy_punctgen.pipeline.load import load
-    from spacy_punctgen.pipeline.stream import iter_restored
+    from spacy_punctgen.api.load import load
+    from spacy_punctgen.api.stream import iter_restored
 
     if args.model is not None and not Path(args.model).is_dir():
         raise FileNotFoundError(Errors.E606.format(path=args.model))
@@ -149,6 +176,9 @@ def _restore_shipped(args, lines: List[str]) -> tuple:
     texts = []
     with _progress_bar(args, sum(counts), "word") as bar:
         for line, n in zip(lines, counts):
+            if not line.strip():
+                texts.append(line)
+                continue
             pieces, done = [], 0
             for piece in iter_restored(nlp, line):
                 pieces.append(piece)
@@ -156,14 +186,14 @@ def _restore_shipped(args, lines: List[str]) -> tuple:
                 done += step
                 bar.update(step)
             bar.update(n - done)
-            texts.append(" ".join(pieces))
+            texts.append("".join(pieces))
     return texts, {"parser": "shipped", "words": sum(len(line.split()) for line in lines)}
 
 
 def _restore_distributed(args, lines: list[str]) -> tuple:
     """The lines restored on the Dask cluster of ``--scheduler``, as :func:`_restore_shipped`
     restores them here (each line one text, in input order)."""
-    from spacy_punctgen.pipeline.distributed import iter_texts, require_distributed
+    from spacy_punctgen.api.distributed import iter_texts, require_distributed
 
     if args.model is not None and not Path(args.model).is_dir():
         raise FileNotFoundError(Errors.E606.format(path=args.model))
@@ -191,33 +221,61 @@ def _restore_distributed(args, lines: list[str]) -> tuple:
 def _punctgen_config(args) -> dict:
     """The ``punctgen`` settings the command's flags give (shipped and distributed paths alike)."""
     return {"restore_method": args.method, "n_samples": args.n_samples, "seed": args.seed,
-            "restore_empty_weight": args.empty_weight}
+            "restore_empty_weight": args.empty_weight, "repunctuate": bool(getattr(args, "repunctuate", False))}
 
 
 def _restore_with_parser(args, lines: List[str]) -> tuple:
-    """Each line parsed whole by ``--parser``, then restored (the model: ``--model``, else the one
-    that restores from that parser's trees, :func:`~spacy_punctgen.pipeline.load.restore_model_for`)."""
-    from spacy_punctgen.model.punct_model import PunctModel
-    from spacy_punctgen.pipeline.load import restore_model_for
+    """Each line parsed whole by ``--parser``, then restored by a ``punctgen`` component added to
+    it (the model: ``--model``, else the one that restores from that parser's trees,
+    :func:`~spacy_punctgen.api.load.restore_model_for`), marks inserted into the line."""
+    from spacy_punctgen.api.load import restore_model_for
+    from spacy_punctgen.parsing.words import WORDS_COMPONENT, register_words_component
 
-    model = PunctModel.from_disk(args.model if args.model is not None else restore_model_for(args.lang, args.parser))
-    nlp = _load_parser(args.parser)
+    model = args.model if args.model is not None else restore_model_for(args.lang, args.parser)
+    if not Path(model).is_dir():
+        raise FileNotFoundError(Errors.E606.format(path=model))
+    nlp = load_parser_pipeline(args.parser)
     if args.max_length is not None:
         nlp.max_length = args.max_length
     _check_lengths(lines, nlp.max_length, args.input)
+    register_words_component()
+    nlp.add_pipe(WORDS_COMPONENT)
+    nlp.add_pipe("punctgen", config={"model": str(model), "mode": "restore", **_punctgen_config(args)})
     idx = [i for i, line in enumerate(lines) if line.strip()]
-    with _progress_bar(args, len(idx), "line") as bar:
-        docs = []
-        for doc in nlp.pipe([lines[i].strip() for i in idx]):
-            docs.append(doc)
-            bar.update(1)
-    restored = restore_docs(model, docs, args.method, args.n_samples, args.seed, args.empty_weight)
-    texts = list(lines)  # blank lines stay blank
+    texts = list(lines)  # blank lines stay as they are
     n_sent = 0
-    for i, (text, chs) in zip(idx, restored):
-        texts[i] = text.rstrip()
-        n_sent += len(chs)
+    with _progress_bar(args, len(idx), "line") as bar:
+        for i, doc in zip(idx, nlp.pipe([lines[i] for i in idx])):
+            texts[i] = doc._.restored_text
+            n_sent += len({e["sentence"] for e in doc._.restored_punct})
+            bar.update(1)
     return texts, {"parser": str(args.parser), "sentences": n_sent}
+
+
+def _restore_file(args, text: str, fmt: str) -> dict:
+    """A subtitle or word-timestamp file through the shipped pipeline (:mod:`spacy_punctgen.formats`)."""
+    from spacy_punctgen.api.load import load
+    from spacy_punctgen.api.stream import restore_edits
+    from spacy_punctgen.formats.insertions import Restored
+    from spacy_punctgen.formats.restore import restore_file_text
+
+    if args.parser is not None or args.scheduler is not None:
+        raise ValueError(Errors.E981.format(fmt=fmt))
+    if args.repunctuate:
+        raise ValueError(Errors.E980.format(fmt=fmt))
+    if args.model is not None and not Path(args.model).is_dir():
+        raise FileNotFoundError(Errors.E606.format(path=args.model))
+    t0 = time.perf_counter()
+    nlp = load(args.lang, model=args.model, truecase=args.truecaser or args.truecase, config=_punctgen_config(args))
+
+    def restorer(part: str) -> Restored:
+        edits = restore_edits(nlp, part)
+        return Restored(edits["insertions"], edits["cased"])
+
+    out = restore_file_text(text, fmt, restorer)
+    result = {"format": fmt, "model": str(args.model) if args.model else f"shipped ({args.lang})",
+              "method": args.method, "seconds": round(time.perf_counter() - t0, 3)}
+    return emit_text(result, out, args.output, f"a {fmt} file")
 
 
 @command("restore", "Punctuate unpunctuated text (by default with the shipped pipeline, any length): parse it, "
@@ -232,7 +290,11 @@ def restore_cli(args) -> dict:
         raise ValueError(Errors.E788.format(flag="--partitions"))
     if args.scheduler is not None and args.parser is not None:
         raise ValueError(Errors.E789.format(flag="--parser"))
-    lines = _read_lines(args.input)
+    text = read_text(args.input)
+    fmt = detect_format(None if args.input == "-" else args.input, args.format)
+    if fmt != "text":
+        return _restore_file(args, text, fmt)
+    bom, lines = _split_lines(text)
     t0 = time.perf_counter()
     if args.scheduler is not None:
         texts, summary = _restore_distributed(args, lines)
@@ -246,4 +308,4 @@ def restore_cli(args) -> dict:
               "seconds": round(seconds, 3)}
     done = f"{len(texts)} lines" + (f" ({summary['sentences']} sentences)" if "sentences" in summary else
                                     f" ({summary['words']} words)")
-    return emit_lines(result, texts, args.output, done)
+    return emit_text(result, bom + "\n".join(texts), args.output, done)

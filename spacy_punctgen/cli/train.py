@@ -25,7 +25,8 @@ def _arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("train", help="training CoNLL-U file, or a UD folder (uses its *-ud-train.conllu)")
     p.add_argument("dev", help="dev CoNLL-U file, or a UD folder (uses its *-ud-dev.conllu)")
     p.add_argument("--output", "-o", required=True, help="model directory to write")
-    p.add_argument("--mode", choices=["full", "attach"], default=d.mode)
+    p.add_argument("--channel", "--mode", dest="channel", choices=["full", "attach"], default=d.channel,
+                   help="full: ATTACH + NOISYCHANNEL; attach: no channel (the paper's ablation)")
     p.add_argument("--direction", choices=["auto", "l2r", "r2l"], default=d.direction)
     p.add_argument("--epochs", type=non_negative_int, default=d.epochs)
     p.add_argument("--lr", type=positive_float, default=d.lr)
@@ -72,7 +73,7 @@ def _arguments(p: argparse.ArgumentParser) -> None:
 @command("train", "Train a punctuation model (full or ATTACH) and keep the best on dev", _arguments)
 def train_cli(args) -> dict:
     templates = parse_templates(args.templates)
-    cfg = TrainConfig(mode=args.mode, direction=args.direction, epochs=args.epochs, lr=args.lr,
+    cfg = TrainConfig(channel=args.channel, direction=args.direction, epochs=args.epochs, lr=args.lr,
                       batch_size=args.batch_size, sentences_per_epoch=args.sentences_per_epoch,
                       xi=args.xi, l2=args.l2, seed=args.seed, theta_init=args.theta_init,
                       psi_init=args.psi_init, psi_keep_bias=args.psi_keep_bias, psi_lr_scale=args.psi_lr_scale, grad_clip=args.grad_clip,

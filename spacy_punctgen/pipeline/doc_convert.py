@@ -197,7 +197,7 @@ def punct_sentences(doc: Doc, quote_xpos: bool = False, lift: bool = True,
 
     ``heads``/``deps`` (one per token of the Doc: head token index, a root its own head; label):
     another analysis of the Doc's words, e.g. one of the parser's beam
-    (:func:`spacy_punctgen.pipeline.kbest.alternative_trees`).  The sentences stay the Doc's
+    (:func:`spacy_punctgen.parsing.kbest.alternative_trees`).  The sentences stay the Doc's
     (``doc.sents``) and each is read with these heads and labels; a sentence (with the
     punctuation-only ones joined to it) that they do not make one tree of, i.e. where a head
     lies outside it, or there are several roots, or a cycle, is yielded as ``(index, None, [])``.

@@ -1,4 +1,16 @@
-"""``punctgen restore``: punctuate plain unpunctuated text (paper §6.1).
+"""Restoration of parsed Docs: the component's ``mode="restore"``, and ``punctgen restore`` of
+parsed CoNLL-U (paper §6.1).
+
+The component's path (:func:`restore_docs_in_place`): each sentence's slots are decoded from
+its tree or trees (:mod:`spacy_punctgen.decode`), and the restored text is the Doc's own text
+with marks *inserted* (:func:`slot_insertions`), so that every character the user wrote stays,
+in order: marks go only into the gaps between whitespace-separated tokens (before the
+whitespace, openers after it), a gap that already holds a mark keeps it and gets nothing more,
+and a gap inside a token (``credit's``, ``2013-2014``, ``🍕🍺``) gets nothing. Languages
+written without spaces between words (:data:`UNSPACED_LANGS`) take marks between any two
+words.
+
+The CoNLL-U path (:func:`restore_docs`):
 
 Each input line (a sentence or a paragraph) is parsed by a spaCy pipeline whose
 dependency parser was trained on *depunctuated* UD trees (the ``spacy project``
@@ -13,13 +25,31 @@ any) and the restored marks placed by the one policy of :mod:`spacy_punctgen.dec
 """
 from __future__ import annotations
 
-from typing import Iterable, List, Tuple
+from dataclasses import dataclass
+from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple
 
 from spacy_punctgen.data.parsed import as_words
-from spacy_punctgen.decode.mbr import SlotChoice, restore_sentences
-from spacy_punctgen.decode.render import render_text
+from spacy_punctgen.decode.mbr import SlotChoice, check_empty_weight, restore_mixtures, restore_sentence, restore_sentences
+from spacy_punctgen.decode.render import DASHES, OPENING, gap_marks, render_text
 from spacy_punctgen.data.preprocess import PunctSentence, preprocess_sentence
 from spacy_punctgen.errors import Errors
+from spacy_punctgen.parsing.kbest import alternative_trees, check_weighting, kbest_weighting, restore_weighted_mixtures
+from spacy_punctgen.pipeline.doc_convert import punct_sentences
+
+#: languages written without spaces between words: marks may go between any two words
+UNSPACED_LANGS = frozenset({"zh", "ja", "th", "lo", "km", "my", "bo"})
+
+
+@dataclass(frozen=True)
+class RestoreSettings:
+    """How the component restores: the decoder (``method``, ``n_samples``, ``seed``), the empty
+    string's weight in the risk, and whether marks already in the text are replaced."""
+
+    method: str = "marginal"
+    n_samples: int = 1000
+    seed: int = 0
+    empty_weight: float = 1.0
+    repunctuate: bool = False
 
 
 
@@ -65,3 +95,204 @@ def restore_docs(model, docs: Iterable, method: str = "marginal", n_samples: int
     return out
 
 
+
+
+# ------------------------------------------------------------- the component's path
+def _tree_sets(doc, sents: List[tuple], quote_xpos: bool) -> Tuple[List[List[Any]], List[List[float]]]:
+    """Per sentence of ``sents`` (the Doc's own analysis), its trees: its own, then each other
+    analysis that a ``punctgen_kbest`` component left in the Doc
+    (:func:`~spacy_punctgen.parsing.kbest.alternative_trees`) that is one tree of the sentence
+    with the same words; and their beam probabilities."""
+    own_prob, others = alternative_trees(doc)
+    sets = [[ps] for _, ps, _ in sents]
+    probs = [[own_prob if own_prob is not None else 1.0] for _ in sents]
+    for alt in others:
+        theirs = {si: ps for si, ps, _ in punct_sentences(doc, quote_xpos=quote_xpos, heads=alt.heads, deps=alt.deps)}
+        for q, (si, ps, _) in enumerate(sents):
+            other = theirs.get(si)
+            if other is not None and list(other.words) == list(ps.words):
+                sets[q].append(other)
+                probs[q].append(alt.prob)
+    return sets, probs
+
+
+def decode_tree_sets(model, tree_sets: List[List[Any]], weights: List[List[float]], weighting: str,
+                     settings: RestoreSettings) -> Iterable[List[SlotChoice]]:
+    """The slot choices of each sentence from its trees. The deterministic decoders take all
+    sentences in one call; the sampled ones one sentence at a time, so that a sentence's draws
+    never depend on the batch it came in. One tree each: exactly the one-tree decoders; several:
+    their mixture, weighed equally (``"uniform"``) or by the beam's probabilities renormalised
+    over the trees kept (``"beam"``)."""
+    method, ew = settings.method, check_empty_weight(settings.empty_weight, settings.method)
+    check_weighting(weighting, method)
+    deterministic = method in ("marginal", "exact")
+    if all(len(ts) == 1 for ts in tree_sets):
+        trees = [ts[0] for ts in tree_sets]
+        if deterministic:
+            return iter(restore_sentences(model, trees, method=method, empty_weight=ew))
+        return (restore_sentence(model, ps, method=method, n_samples=settings.n_samples, seed=settings.seed)
+                for ps in trees)
+    if weighting == "beam":
+        return iter(restore_weighted_mixtures(model, tree_sets, [w if sum(w) > 0 else [1.0] * len(w) for w in weights], ew))
+    if deterministic:
+        return iter(restore_mixtures(model, tree_sets, method=method, empty_weight=ew))
+    return (restore_mixtures(model, [ts], method=method, n_samples=settings.n_samples, seed=settings.seed)[0]
+            for ts in tree_sets)
+
+
+def restore_parsed_docs(model, docs: List[Any], settings: RestoreSettings, quote_xpos: bool) -> List[dict]:
+    """Per Doc, what the component sets: ``restored_punct`` (one entry per slot) and
+    ``insertions`` into ``doc.text`` (:func:`slot_insertions`). Each Doc is converted to
+    sentences once."""
+    sents = [[(si, ps, wt) for si, ps, wt in punct_sentences(doc, quote_xpos=quote_xpos) if ps is not None]
+             for doc in docs]
+    tree_sets: List[List[Any]] = []
+    weights: List[List[float]] = []
+    weighting = "uniform"
+    for doc, doc_sents in zip(docs, sents):
+        sets, probs = _tree_sets(doc, doc_sents, quote_xpos)
+        tree_sets.extend(sets)
+        weights.extend(probs)
+        weighting = kbest_weighting(doc) or weighting
+    for ps in (t for ts in tree_sets for t in ts):
+        ps.slots = [()] * len(ps.slots)  # the model decodes every slot; the text's own marks are kept below
+    choices = decode_tree_sets(model, tree_sets, weights, weighting, settings)
+    out = []
+    for doc, doc_sents in zip(docs, sents):
+        decoded = [(wt, next(choices)) for _, _, wt in doc_sents]
+        entries, insertions, deletions = slot_insertions(doc, [si for si, _, _ in doc_sents], decoded,
+                                                         settings.repunctuate)
+        out.append({"restored_punct": entries, "insertions": insertions, "deletions": deletions})
+    return out
+
+
+def _gap(doc, a: int, b: int, unspaced: bool) -> Tuple[int, int, List[Any], bool]:
+    """The gap between word tokens ``a`` (-1: the Doc's start) and ``b`` (``len(doc)``: its end):
+    its start and stop offsets in ``doc.text``, the mark tokens in it, and whether marks may be
+    inserted there (it holds whitespace, or is an end of the Doc, or the language has no spaces)."""
+    text_len = len(doc.text)
+    start = doc[a].idx + len(doc[a].text) if a >= 0 else 0
+    stop = doc[b].idx if b < len(doc) else text_len
+    marks = [t for t in doc[a + 1:b] if not t.is_space]
+    free = a < 0 or b >= len(doc) or unspaced or any(ch.isspace() for ch in doc.text[start:stop])
+    return start, stop, marks, free
+
+
+def slot_insertions(doc, sentence_ids: Sequence[int], decoded: Sequence[Tuple[List[int], List[SlotChoice]]],
+                    repunctuate: bool = False) -> Tuple[List[dict], List[Tuple[int, str]], List[Tuple[int, int]]]:
+    """The restored punctuation of ``doc`` as edits of ``doc.text``.
+
+    ``decoded``: per sentence, its word tokens and each slot's choice. A slot whose gap holds
+    marks already keeps exactly those (reported ``fixed``, with the marks written there); a gap
+    inside a token gets nothing (``fixed``, empty); a free gap gets the choice: closing marks at
+    the end of the word before it, openers (and what follows them) at the start of the word after
+    it. With ``repunctuate`` the marks at the edges of whitespace-separated tokens are deleted
+    first (``deletions``: (start, end) spans) and those gaps are free; marks inside a token stay.
+
+    Returns the entries of ``doc._.restored_punct``, the insertions ``(offset, text)`` in
+    ``doc.text`` (sorted, stable), and the deletions."""
+    unspaced = doc.lang_ in UNSPACED_LANGS
+    text = doc.text
+    order = [w for wt, _ in decoded for w in wt]
+    nxt = {w: (order[k + 1] if k + 1 < len(order) else len(doc)) for k, w in enumerate(order)}
+    first = order[0] if order else len(doc)
+    entries: List[dict] = []
+    insertions: List[Tuple[int, int, str]] = []
+    deletions: List[Tuple[int, int]] = []
+    deleted = set()
+    for si, (wt, choices) in zip(sentence_ids, decoded):
+        n = len(wt)
+        for i, choice in enumerate(choices):
+            a = wt[i - 1] if i else _previous_word(order, wt[0])
+            b = wt[i] if i < n else nxt[wt[-1]] if n else first
+            start, stop, marks, free = _gap(doc, a, b, unspaced)
+            observed = tuple(t.text for t in marks)
+            if marks and repunctuate:
+                edge = [t for t in marks if _at_token_edge(text, t)]
+                if len(edge) == len(marks) and free:
+                    for t in marks:
+                        if t.i not in deleted:
+                            deleted.add(t.i)
+                            deletions.append((t.idx, t.idx + len(t.text)))
+                    marks, observed = [], ()
+            prev_word = doc[a].text if a >= 0 else None
+            entry = {"sentence": si, "slot": i, "after": wt[i - 1] if i else None}
+            if marks or not free:
+                entries.append({**entry, "surface": observed, "prob": 1.0, "fixed": True})
+                continue
+            written = gap_marks(prev_word, choice.surface)
+            k = 0
+            while k < len(written) and written[k] not in OPENING:
+                k += 1
+            closing, opening = written[:k], written[k:]
+            spaced = any(ch.isspace() for ch in text[start:stop])
+            close = "".join((" " + m) if (m in DASHES and spaced) else m for m in closing)
+            if a < 0:  # nothing before: every mark closes up to the first word
+                if written:
+                    insertions.append((stop, 0, "".join(written)))
+            elif b >= len(doc):  # nothing after: every mark closes up to the last word
+                if written:
+                    insertions.append((start, 0, close + "".join(opening)))
+            else:
+                if close:
+                    insertions.append((start, 0, close))
+                if opening:
+                    insertions.append((stop, 1, "".join(opening)))
+            entries.append({**entry, "surface": tuple(choice.surface), "prob": float(choice.prob), "fixed": False})
+    insertions.sort(key=lambda x: (x[0], x[1]))  # stable: slots in order at one offset
+    return entries, [(off, s) for off, _, s in insertions], sorted(deletions)
+
+
+def _previous_word(order: List[int], w: int) -> int:
+    k = order.index(w)
+    return order[k - 1] if k else -1
+
+
+def _at_token_edge(text: str, tok) -> bool:
+    """Whether the mark token sits at an edge of its whitespace-separated token (whitespace or an
+    end of the text on one side of it)."""
+    lo, hi = tok.idx, tok.idx + len(tok.text)
+    return lo == 0 or text[lo - 1].isspace() or hi == len(text) or text[hi].isspace() or \
+        (hi < len(text) and not text[hi].isalnum()) or (lo > 0 and not text[lo - 1].isalnum())
+
+
+def apply_edits(text: str, insertions: Sequence[Tuple[int, str]], deletions: Sequence[Tuple[int, int]] = ()) -> str:
+    """``text`` with the insertions ``(offset, string)`` made and the deleted spans ``(start, end)``
+    left out (offsets into ``text``; insertions at one offset in their order)."""
+    out: List[str] = []
+    pos = 0
+    events = sorted([(lo, 0, hi) for lo, hi in deletions] + [(off, 1, s) for off, s in insertions],
+                    key=lambda e: (e[0], e[1]))
+    for off, kind, value in events:
+        if off > pos:
+            out.append(text[pos:off])
+            pos = off
+        if kind == 0:
+            pos = max(pos, value)
+        else:
+            out.append(value)
+    out.append(text[pos:])
+    return "".join(out)
+
+
+def token_edits(text: str, insertions: Sequence[Tuple[int, str]],
+                deletions: Sequence[Tuple[int, int]] = ()) -> Dict[str, Any]:
+    """``doc._.restored_edits``: the insertions and deletions, and per whitespace-separated token
+    of ``text`` its span and the marks inserted ``before`` and ``after`` it (enough to map the
+    restored text back to the input's characters and words, e.g. for subtitles or word times)."""
+    import re
+
+    tokens = [{"start": m.start(), "end": m.end(), "before": "", "after": ""} for m in re.finditer(r"\S+", text)]
+    starts = {t["start"]: t for t in tokens}
+    ends = {t["end"]: t for t in tokens}
+    for off, s in insertions:
+        if off in ends:
+            ends[off]["after"] += s
+        elif off in starts:
+            starts[off]["before"] += s
+        else:  # inside a run of characters (a language written without spaces)
+            holder = next((t for t in tokens if t["start"] < off < t["end"]), None)
+            if holder is not None:
+                holder.setdefault("inside", []).append((off - holder["start"], s))
+    return {"insertions": [tuple(x) for x in insertions], "deletions": [tuple(x) for x in deletions],
+            "tokens": tokens}

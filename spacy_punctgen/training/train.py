@@ -40,6 +40,7 @@ from spacy_punctgen.model.features import DEFAULT_TEMPLATES, FeatureConfig, PAIR
 from spacy_punctgen.data.inventory import PunctInventory
 from spacy_punctgen.training.lazy_adam import LazyAdam
 from spacy_punctgen.model.punct_model import PunctModel, Prepared
+from spacy_punctgen.model.settings import ModelSettings
 from spacy_punctgen.data.preprocess import PunctSentence
 from spacy_punctgen.errors import Errors
 
@@ -52,29 +53,22 @@ OPTIMIZERS = ("lazy", "dense")
 
 
 @dataclass
-class TrainConfig:
-    mode: str = "full"
-    direction: str = "auto"  # auto | l2r | r2l
+class TrainConfig(ModelSettings):
+    """How to train; the model's own settings (channel, direction, ψ's start, smoothing, ...)
+    and their defaults are :class:`~spacy_punctgen.model.settings.ModelSettings`'s. ``direction``
+    may also be ``auto``: train both and keep the better on dev."""
     epochs: int = 30
     lr: float = 0.07
     batch_size: int = 5
     sentences_per_epoch: int = 400  # 0 = a full pass over the training data per epoch
-    xi: float = 0.0
     l2: float = 1.0
     seed: int = 0
     theta_init: float = 0.0  # std of θ's initial N(0, ·) (paper: 1)
-    psi_init: float = 1.0  # std of ψ's initial N(0, ·) (paper: 1)
-    psi_keep_bias: float = 0.0  # added to the initial keep logits (start near the identity channel)
-    psi_lr_scale: float = 1.0  # ψ's learning rate = lr * psi_lr_scale (ψ is small and dense)
     grad_clip: float = 0.0  # thinc's gradient-norm clipping (dense optimizer only); 0 = off
     optimizer: str = "lazy"  # θ's optimizer: lazy (sparse, see lazy_adam.py) | dense (thinc Adam)
     average: bool = False  # evaluate / keep thinc's moving averages of the parameters
-    smooth_delta: float = 1e-3  # evaluation-time smoothing mass (see model.py); 0 = off
     patience: int = 0  # stop after this many epochs without a better dev perplexity; 0 = never
     max_seconds: float = 0.0  # stop before an epoch that would end past this training time; 0 = never
-    min_count: int = 5
-    pairs_mode: str = "halves"
-    templates: Optional[List[str]] = None
     properties: Optional[List[str]] = None
     jobs: int = 1
     progress: bool = True
@@ -255,7 +249,7 @@ def train_one(model: PunctModel, train: Sequence[Prepared], dev: Sequence[Prepar
 
 
 def _new_model(inventory: PunctInventory, cfg: TrainConfig, direction: str) -> PunctModel:
-    return PunctModel(inventory, cfg.feature_config(), mode=cfg.mode, direction=direction, xi=cfg.xi,
+    return PunctModel(inventory, cfg.feature_config(), mode=cfg.channel, direction=direction, xi=cfg.xi,
                       smooth_delta=cfg.smooth_delta)
 
 
@@ -277,7 +271,7 @@ def train_model(train_sents: Sequence[PunctSentence], dev_sents: Sequence[PunctS
     t0 = time.perf_counter()
     if inventory is None:
         inventory = PunctInventory.from_sentences(train_sents, min_count=cfg.min_count, pairs_mode=cfg.pairs_mode)
-    if cfg.mode == "attach":
+    if cfg.channel == "attach":
         directions = ["l2r"]  # identity channel: the direction changes nothing
     elif cfg.direction == "auto":
         directions = ["l2r", "r2l"]
@@ -319,7 +313,7 @@ def train_model(train_sents: Sequence[PunctSentence], dev_sents: Sequence[PunctS
     key = (lambda mh: mh[1]["best_dev_perplexity_per_slot"]) if dev else (lambda mh: 0.0)
     best_model, best_hist = min(models, key=key)
     summary = {
-        "mode": cfg.mode,
+        "mode": cfg.channel,
         "direction": best_model.direction,
         "directions_tried": {mh[0].direction: mh[1]["best_dev_perplexity_per_slot"] for mh in models},
         "dev_perplexity_per_slot": best_hist["best_dev_perplexity_per_slot"],

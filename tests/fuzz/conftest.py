@@ -35,7 +35,7 @@ def pipelines():
     def get(mode: str, key: str = "main", run: str = "default"):
         if (mode, key, run) not in cache:
             nlp = blank_pipeline(mode, **({"n_samples": 100} if run == "default" and mode == "restore" else {}))
-            nlp.get_pipe("punctgen")._require_model()
+            nlp.get_pipe("punctgen").require_model()
             cache[mode, key, run] = nlp
         return cache[mode, key, run]
 

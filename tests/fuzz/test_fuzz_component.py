@@ -269,5 +269,5 @@ def test_list_typed_pairs_are_caught(pipelines, monkeypatch):
     before = snap(doc, "analyze")
     tok = doc[1]
     doc.user_data[("._.", "punct_left", tok.idx, None)] = list(tok._.punct_left or ())
-    monkeypatch.setattr("spacy_punctgen.pipeline.component._as_tuple", lambda v: v)
+    monkeypatch.setattr("spacy_punctgen.pipeline.extensions._as_tuple", lambda v: v)
     assert snap(doc, "analyze") != before

@@ -48,8 +48,10 @@ def test_every_universal_relation_of_the_ud_treebanks_here_is_accepted():
 
 
 def test_bad_model_path_names_the_path(tmp_path):
+    nlp = spacy.blank("en")
+    nlp.add_pipe("punctgen", config={"model": str(tmp_path / "nothing-here")})
     with pytest.raises(ValueError, match="E004.*nothing-here"):
-        spacy.blank("en").add_pipe("punctgen", config={"model": str(tmp_path / "nothing-here")})
+        nlp.get_pipe("punctgen").require_model()
 
 
 def test_analysis_of_real_sentences(nlp, gold_docs):
@@ -165,10 +167,11 @@ def test_pickled_pipeline_predicts_the_same(nlp, gold_docs):
         assert out._.punct_logprob == ref._.punct_logprob
 
 
-@pytest.mark.parametrize("setting", [{"mode": "guess"}, {"restore_method": "greedy"}, {"n_samples": 0},
-                                     {"channel": "fst"}])
-def test_bad_settings_are_clear_errors(setting):
-    name = next(iter(setting))
+@pytest.mark.parametrize("setting,name", [({"mode": "guess"}, "mode"), ({"restore_method": "greedy"}, "restore_method"),
+                                          ({"n_samples": 0}, "n_samples"), ({"repunctuate": "yes"}, "repunctuate"),
+                                          ({"model_settings": {"channel": "fst"}}, "channel"),
+                                          ({"model_settings": {"chanel": "full"}}, "model_settings")])
+def test_bad_settings_are_clear_errors(setting, name):
     with pytest.raises(ValueError, match=f"E008.*{name}"):
         spacy.blank("en").add_pipe("punctgen", config=setting)
 

@@ -285,22 +285,20 @@ def test_saved_pipeline_loads_without_the_configured_model(model_dir, tmp_path, 
     shutil.rmtree(mine)
     loaded = spacy.load(tmp_path / "p")
     assert [outputs(loaded(d)) for d in gold_docs(loaded, 4)] == ref
-    # built outside spacy.load, a missing model is still an error at once
+    # built outside spacy.load, a missing model is an error naming it when first needed
     with pytest.raises(ValueError, match=r"E004.*my_model"):
-        fresh(mine)
+        fresh(mine)(gold_docs(loaded, 1)[0])
 
 
-def test_built_for_spacy_load_the_configured_model_is_read_only_if_needed(model_dir, monkeypatch, gold_docs):
-    """Built by ``spacy.load`` (which then loads ``punctgen/model``), the component does not read
-    the configured path; should no saved model come, it reads it when it first needs one."""
-    from spacy_punctgen.pipeline import component
-
+def test_the_configured_model_is_read_only_when_needed(model_dir, gold_docs):
+    """The component reads its configured model when it first needs one (so ``spacy.load`` of a
+    saved pipeline, which brings ``punctgen/model``, never reads the configured path)."""
     ref = fresh(model_dir)
-    monkeypatch.setattr(component, "_loading_saved_pipeline", lambda: True)
     nlp = fresh(model_dir)
     assert nlp.get_pipe("punctgen").punct_model is None
     doc = gold_docs(nlp, 1)[0]
     assert outputs(nlp(doc.copy())) == outputs(ref(doc.copy()))
+    assert nlp.get_pipe("punctgen").punct_model is not None
     missing = fresh(model_dir.parent / "nothing-here")
     with pytest.raises(ValueError, match="E004.*nothing-here"):
         missing(doc.copy())

@@ -1,4 +1,4 @@
-"""Restoration and analysis over a Dask cluster (``spacy_punctgen.pipeline.distributed``),
+"""Restoration and analysis over a Dask cluster (``spacy_punctgen.api.distributed``),
 against a ``LocalCluster`` of two worker processes (one thread each): the same output as one
 process, in input order whatever the partitions, the pipeline loaded once per worker, and the
 refusals (E776-E787)."""
@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 from spacy_punctgen.data.conllu import read_conllu
-from spacy_punctgen.pipeline import distributed as dist
-from spacy_punctgen.pipeline.load import load
-from spacy_punctgen.pipeline.stream import iter_restored, restore_text
+from spacy_punctgen.api import distributed as dist
+from spacy_punctgen.api.load import load
+from spacy_punctgen.api.stream import iter_restored, restore_text
 
 pytest.importorskip("distributed")
 

@@ -9,8 +9,8 @@ import pytest
 import spacy
 from spacy.tokens import Doc
 
-from spacy_punctgen.pipeline.kbest import kbest_trees
-from spacy_punctgen.pipeline.load import shipped_parser_path
+from spacy_punctgen.parsing.kbest import kbest_trees
+from spacy_punctgen.api.load import shipped_parser_path
 
 ROOT = Path(__file__).resolve().parents[2]
 TEXTS = ["when i came home he left i was sad", "the cat sat on the mat", "yes",

@@ -10,10 +10,11 @@ from spacy.tokens import Doc
 import spacy_punctgen
 from spacy_punctgen.decode.mbr import restore_mixtures, restore_sentences
 from spacy_punctgen.pipeline.doc_convert import punct_sentences
-from spacy_punctgen.pipeline.kbest import KBEST_COMPONENT, KBEST_KEY, alternative_trees, restore_weighted_mixtures
-from spacy_punctgen.pipeline.load import WORDS_COMPONENT, keep_words_whole, shipped_parser_path
+from spacy_punctgen.parsing.kbest import KBEST_COMPONENT, KBEST_KEY, alternative_trees, restore_weighted_mixtures
+from spacy_punctgen.api.load import shipped_parser_path
+from spacy_punctgen.parsing.words import WORDS_COMPONENT, keep_words_whole
 from spacy_punctgen.pipeline.shipped import restore_model_path
-from spacy_punctgen.pipeline.stream import iter_pieces, restore_text
+from spacy_punctgen.api.stream import iter_pieces, restore_text
 
 TEXTS = ["when i came home he left i was sad", "the cat sat on the mat", "yes",
          "we went to the shop and bought some bread because we were hungry and then we went home",
@@ -140,12 +141,14 @@ def test_beam_weighting_in_the_pipeline(nlp2):
         ps.slots = [()] * len(ps.slots)
     expected = restore_weighted_mixtures(pg.punct_model, [[own[0], from_a], [own[1], from_b]],
                                          [[0.5, 0.3], [0.5, 0.2]])
-    pg.cfg["kbest_weights"] = "beam"
+    kb = nlp2.get_pipe(KBEST_COMPONENT)
+    doc.user_data[KBEST_KEY]["weights"] = "beam"  # as a punctgen_kbest component with weights = "beam" writes
+    kb.weights = "beam"
     try:
         got = pg(doc)._.restored_punct
         assert all(d._.restored_text for d in nlp2.pipe(TEXTS[3:]))
     finally:
-        pg.cfg["kbest_weights"] = "uniform"
+        kb.weights = "uniform"
     assert [(e["surface"], e["prob"]) for e in got] == [(c.surface, c.prob) for sent in expected for c in sent]
 
 
@@ -164,10 +167,15 @@ def test_kbest_component_needs_a_parser():
         spacy.blank("en").add_pipe(KBEST_COMPONENT, config={"k": 0})
 
 
-@pytest.mark.parametrize("settings", [{"kbest_weights": "equal"}, {"kbest_weights": "beam", "restore_method": "slot"}])
-def test_bad_weighting_is_refused(settings):
+def test_bad_weighting_is_refused(nlp2):
     with pytest.raises(ValueError, match="E099"):
-        spacy.blank("en").add_pipe("punctgen", config={"mode": "restore", **settings})
+        spacy.blank("en").add_pipe(KBEST_COMPONENT, config={"weights": "equal"})
+    # the beam's weights need a deterministic decoder
+    doc = _two_sentence_doc(nlp2)
+    doc.user_data[KBEST_KEY]["weights"] = "beam"
+    slot = spacy.blank("en").add_pipe("punctgen", config={"mode": "restore", "restore_method": "slot"})
+    with pytest.raises(ValueError, match="E099"):
+        slot(doc)
 
 
 def test_other_analysis_of_wrong_length_is_refused(nlp2):
@@ -233,11 +241,8 @@ def test_sample_weighting_is_the_mixture_of_the_draws(nlp_sample):
         sets.append(trees)
         weights.append(w)
     expected = restore_weighted_mixtures(pg.punct_model, sets, weights)
-    pg.cfg["kbest_weights"] = "beam"
-    try:
-        got = pg(doc)._.restored_punct
-    finally:
-        pg.cfg["kbest_weights"] = "uniform"
+    doc.user_data[KBEST_KEY]["weights"] = "beam"
+    got = pg(doc)._.restored_punct
     assert [(e["surface"], e["prob"]) for e in got] == [(c.surface, c.prob) for s in expected for c in s]
 
 

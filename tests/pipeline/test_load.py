@@ -1,4 +1,4 @@
-"""spacy_punctgen.load: the shipped pipelines, offline (spacy_punctgen/pipeline/load.py).
+"""spacy_punctgen.load: the shipped pipelines, offline (spacy_punctgen/api/load.py).
 
 The tests that run the shipped parser (spacy_punctgen/models/en_ewt_parser/, trained by the
 workflow `stream` + `ship-parser`) skip with a reason only where its files are absent."""
@@ -10,8 +10,8 @@ import pytest
 from spacy.language import Language
 
 import spacy_punctgen
-from spacy_punctgen.pipeline import load as load_module
-from spacy_punctgen.pipeline.load import PARSER_FILES, load, shipped_parser_path
+from spacy_punctgen.api import load as load_module
+from spacy_punctgen.api.load import PARSER_FILES, load, shipped_parser_path
 
 try:
     PARSER = shipped_parser_path("en")
@@ -139,7 +139,7 @@ def test_words_stay_words():
     import spacy
     from spacy.tokens import Doc
 
-    from spacy_punctgen.pipeline.load import words_stay_words
+    from spacy_punctgen.parsing.words import words_stay_words
 
     doc = Doc(spacy.blank("en").vocab, words=["sunni", "muslims", ",", "pray"], heads=[1, 1, 1, 1],
               deps=["punct", "ROOT", "punct", "punct"], pos=["PUNCT", "NOUN", "PUNCT", "VERB"])
@@ -185,7 +185,7 @@ def test_load_correct(offline):
 def test_ship_parser_writes_a_loadable_pipeline_with_its_licence(tmp_path):
     import spacy
 
-    from spacy_punctgen.pipeline.load import ship_parser
+    from spacy_punctgen.api.load import ship_parser
 
     dest = ship_parser(shipped_parser_path("en"), tmp_path / "en_x_parser", name="en_x_parser")
     nlp = spacy.load(dest)
@@ -232,7 +232,7 @@ def test_restore_model_path_falls_back_and_refuses_like_the_default(monkeypatch,
 @needs_parser
 def test_restore_parser_is_the_parsing_half_of_the_restore_pipeline(restorer, offline):
     """What the stream restoration models are trained on: the restore pipeline without punctgen."""
-    from spacy_punctgen.pipeline.load import restore_parser
+    from spacy_punctgen.api.load import restore_parser
 
     nlp = restore_parser("en")
     assert nlp.pipe_names == restorer.pipe_names[:-1] and "punctgen" not in nlp.pipe_names
@@ -249,7 +249,7 @@ def test_keep_words_whole_joins_a_token_match_with_global_flags_and_skips_other_
 
     import spacy
 
-    from spacy_punctgen.pipeline.load import keep_words_whole, scoped_pattern
+    from spacy_punctgen.parsing.words import keep_words_whole, scoped_pattern
 
     nlp = spacy.blank("fr")
     before = nlp.tokenizer.token_match
@@ -269,7 +269,7 @@ def test_keep_words_whole_joins_a_token_match_with_global_flags_and_skips_other_
 
 
 def test_restore_model_for_follows_the_parser(tiny_parser):
-    from spacy_punctgen.pipeline.load import restore_model_for
+    from spacy_punctgen.api.load import restore_model_for
     from spacy_punctgen.pipeline.shipped import default_model_path, restore_model_path
 
     assert restore_model_for("en") == restore_model_path("en")

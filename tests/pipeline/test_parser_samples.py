@@ -8,9 +8,9 @@ import pytest
 import spacy
 from spacy.tokens import Doc
 
-from spacy_punctgen.pipeline.kbest import kbest_trees
-from spacy_punctgen.pipeline.load import shipped_parser_path
-from spacy_punctgen.pipeline.parser_samples import (check_seed, check_temperature, draw_keys, gumbel_noise,
+from spacy_punctgen.parsing.kbest import kbest_trees
+from spacy_punctgen.api.load import shipped_parser_path
+from spacy_punctgen.parsing.parser_samples import (check_seed, check_temperature, draw_keys, gumbel_noise,
                                                     sample_states, tree_of_state)
 
 TEXTS = ["when i came home he left i was sad", "the cat sat on the mat", "yes",
@@ -159,7 +159,7 @@ def test_bad_search_is_refused(parser_nlp):
 def test_scores_once_per_context_equal_the_parsers_own(parser_nlp):
     """``_scores`` computes each distinct feature context once: the same numbers as the step
     model's ``predict`` on every state, duplicates and states part-way through included."""
-    from spacy_punctgen.pipeline.parser_samples import _scores
+    from spacy_punctgen.parsing.parser_samples import _scores
 
     parser = parser_nlp.get_pipe("parser")
     docs = _tagged(parser_nlp, [_doc(parser_nlp, t) for t in TEXTS])

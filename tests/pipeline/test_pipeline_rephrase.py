@@ -1,4 +1,4 @@
-"""``rephrase(doc, order_model)`` and ``fit_order_model`` of spacy_punctgen/pipeline/rephrase.py on sample Docs."""
+"""``rephrase(doc, order_model)`` and ``fit_order_model`` of spacy_punctgen/api/rephrase.py on sample Docs."""
 from collections import Counter
 
 import pytest
@@ -9,7 +9,7 @@ from spacy_punctgen.data.preprocess import detect_quote_xpos, preprocess_sentenc
 from spacy_punctgen.decode.rephrase import OrderModel, surface_tree
 from spacy_punctgen.model.punct_model import PunctModel
 from spacy_punctgen.pipeline.doc_convert import doc_from_ud
-from spacy_punctgen.pipeline.rephrase import fit_order_model, rephrase
+from spacy_punctgen.api.rephrase import fit_order_model, rephrase
 from spacy_punctgen.pipeline.shipped import default_model_path
 
 TRAIN = "assets/sample/en_sample-ud-train.conllu"

@@ -14,7 +14,7 @@ import pytest
 import spacy
 from spacy.tokens import Doc
 
-from spacy_punctgen.pipeline.render import render
+from spacy_punctgen.api.picture import render
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 CHROMEDRIVER = shutil.which("chromedriver")

@@ -22,7 +22,7 @@ from spacy_punctgen.model.channel import (KEEP, apply_edit, bos_edit_mask, chann
                                           channel_probs)
 from spacy_punctgen.model.punct_model import PunctModel
 from spacy_punctgen.pipeline.doc_convert import punct_sentences
-from spacy_punctgen.pipeline.render import Rendering, edit_path, render, render_source
+from spacy_punctgen.api.picture import Rendering, edit_path, render, render_source
 from spacy_punctgen.pipeline.shipped import default_model_path
 
 SAMPLE = Path(__file__).resolve().parents[2] / "assets" / "sample"

@@ -19,7 +19,7 @@ def source(model_dir):
     """A component with a model and non-default settings of every kind."""
     nlp = spacy.blank("en")
     nlp.add_pipe("punctgen", config={"model": str(model_dir), "mode": "restore", "restore_method": "sample",
-                                     "n_samples": 50, "seed": 3, **TRAINING_SETTINGS})
+                                     "n_samples": 50, "seed": 3, "model_settings": TRAINING_SETTINGS})
     return nlp
 
 
@@ -47,9 +47,9 @@ def test_loading_keeps_the_runtime_settings_of_the_loading_config(source):
     other = blank_pipe().from_bytes(pipe.to_bytes())
     assert {k: other.cfg[k] for k in RUNTIME_SETTINGS} == {"mode": "analyze", "restore_method": "marginal",
                                                           "n_samples": 1000, "seed": 0,
-                                                          "kbest_weights": "uniform", "restore_empty_weight": 1.0,
-                                                          "correction_model": None}
-    assert {k: other.cfg[k] for k in TRAINING_SETTINGS} == TRAINING_SETTINGS
+                                                          "restore_empty_weight": 1.0, "correction_model": None,
+                                                          "repunctuate": False}
+    assert {k: other.cfg["model_settings"][k] for k in TRAINING_SETTINGS} == TRAINING_SETTINGS
     assert other.cfg["model"] == pipe.cfg["model"]
 
 
@@ -62,7 +62,7 @@ def test_bytes_exclude(source, model_dir):
 
     no_model = blank_pipe("xx").from_bytes(pipe.to_bytes(), exclude=["model"])
     assert no_model.punct_model is None
-    assert no_model.cfg["direction"] == "l2r"
+    assert no_model.cfg["model_settings"]["direction"] == "l2r"
     assert set(srsly.msgpack_loads(pipe.to_bytes(exclude=["model"]))) == {"cfg"}
 
 
@@ -91,7 +91,7 @@ def test_disk_exclude(source, tmp_path):
     only_model = blank_pipe().from_disk(tmp_path / "both", exclude=["cfg"])
     assert only_model.cfg == blank_pipe().cfg and only_model.punct_model is not None
     only_cfg = blank_pipe("xx").from_disk(tmp_path / "no_model", exclude=["model"])
-    assert only_cfg.punct_model is None and only_cfg.cfg["templates"] == ["rel", "upos"]
+    assert only_cfg.punct_model is None and only_cfg.cfg["model_settings"]["templates"] == ["rel", "upos"]
 
 
 def test_missing_model_directory_is_a_clear_error(source, tmp_path):
@@ -142,7 +142,7 @@ def test_saved_pipeline_keeps_settings_and_takes_config_overrides(source, tmp_pa
     assert loaded.get_pipe("punctgen").cfg == source.get_pipe("punctgen").cfg
     analyze = spacy.load(tmp_path / "pipe", config={"components": {"punctgen": {"mode": "analyze"}}})
     pipe = analyze.get_pipe("punctgen")
-    assert pipe.cfg["mode"] == "analyze" and pipe.cfg["direction"] == "l2r"
+    assert pipe.cfg["mode"] == "analyze" and pipe.cfg["model_settings"]["direction"] == "l2r"
     doc = analyze(gold_docs(analyze, 1)[0])
     assert doc._.underlying_punct and doc._.restored_punct is None
 
@@ -155,7 +155,7 @@ def test_pipelines_saved_before_the_settings_were_serialised_still_load(source, 
     assert loaded.get_pipe("punctgen").to_bytes() == pipe.to_bytes()
     old_bytes = srsly.msgpack_dumps({"model": pipe.punct_model.to_bytes()})  # the earlier bytes
     other = blank_pipe(**{k: pipe.cfg[k] for k in RUNTIME_SETTINGS}).from_bytes(old_bytes)
-    assert other.punct_model is not None and other.cfg["direction"] == "r2l"  # its own settings kept
+    assert other.punct_model is not None and other.cfg["model_settings"]["direction"] == "r2l"  # its own settings kept
     assert blank_pipe().from_bytes(srsly.msgpack_dumps({"model": None})).punct_model is None
 
 

@@ -1,4 +1,4 @@
-"""Long input through a pipeline in windows (spacy_punctgen.pipeline.stream).
+"""Long input through a pipeline in windows (spacy_punctgen.api.stream).
 
 The parser here is a rule: a sentence starts at every word "so" (and at the text's start), its
 first word is the root and the others hang from it. Its boundaries depend only on the words,
@@ -14,7 +14,7 @@ from spacy.language import Language
 from spacy.tokens import Doc
 
 import spacy_punctgen
-from spacy_punctgen.pipeline.stream import (
+from spacy_punctgen.api.stream import (
     iter_pieces, process_long, restore_text, streaming, window_end,
 )
 

@@ -1,4 +1,4 @@
-"""Training sentences from the stream parser's own analysis (spacy_punctgen/pipeline/stream_training.py):
+"""Training sentences from the stream parser's own analysis (spacy_punctgen/api/stream_training.py):
 every word kept in order, every gold mark in the slot after the word it follows, errors for bad input."""
 import random
 from pathlib import Path
@@ -6,8 +6,8 @@ from pathlib import Path
 import pytest
 
 from spacy_punctgen.data.preprocess import preprocess_file
-from spacy_punctgen.pipeline.load import restore_parser
-from spacy_punctgen.pipeline.stream_training import AlignmentCounts, stream_training_sentences
+from spacy_punctgen.api.load import restore_parser
+from spacy_punctgen.api.stream_training import AlignmentCounts, stream_training_sentences
 
 SAMPLE = Path(__file__).resolve().parents[2] / "assets" / "sample"
 

@@ -1,4 +1,4 @@
-"""The truecaser (spacy_punctgen/pipeline/truecase.py) and ``load(lang, truecase=...)``.
+"""The truecaser (spacy_punctgen/truecasing/truecaser.py) and ``load(lang, truecase=...)``.
 
 A tiny truecaser is trained here on the sample treebank (seconds); the tests of the shipped
 pipeline skip with a reason where the shipped parser or truecaser is absent."""
@@ -12,9 +12,9 @@ from spacy.training import Example
 from spacy.util import fix_random_seed
 from thinc.api import Adam
 
-from spacy_punctgen.pipeline.load import load, shipped_parser_path, shipped_truecaser_path
-from spacy_punctgen.pipeline.stream import restore_text
-from spacy_punctgen.pipeline.truecase import (FACTORY, LOWER, TITLE, UPPER, apply_case, capitalize_start,
+from spacy_punctgen.api.load import load, shipped_parser_path, shipped_truecaser_path
+from spacy_punctgen.api.stream import restore_text
+from spacy_punctgen.truecasing.truecaser import (FACTORY, LOWER, TITLE, UPPER, apply_case, capitalize_start,
                                               case_accuracy, case_class, case_labels, depunct_words,
                                               evaluate_gold_sentences, fallback_class, ship_truecaser,
                                               truecase_docs, TrueCaser)

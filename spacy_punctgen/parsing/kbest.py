@@ -10,7 +10,7 @@ sequence give the same tree and are merged (probabilities summed).  Labels the p
 parser decorated (``obj||xcomp``) are undone as spaCy undoes them for its best analysis
 (``nonproj.deprojectivize``).
 
-The other search, ``"sample"`` (:mod:`spacy_punctgen.pipeline.parser_samples`): the greedy parse
+The other search, ``"sample"`` (:mod:`spacy_punctgen.parsing.parser_samples`): the greedy parse
 and ``k - 1`` trees drawn from the parser's transition probabilities at a temperature; the
 distinct trees are kept, the greedy one first, each with its share of the ``k`` trees (its
 frequency), so that weighing by these shares is the Monte Carlo mixture of the ``k`` trees.
@@ -36,7 +36,7 @@ from spacy.tokens import Doc
 
 from spacy_punctgen.data.preprocess import PunctSentence, is_punct
 from spacy_punctgen.errors import Errors
-from spacy_punctgen.pipeline.parser_samples import check_seed, check_temperature, sample_states, tree_of_state
+from spacy_punctgen.parsing.parser_samples import check_seed, check_temperature, sample_states, tree_of_state
 
 #: where the ``punctgen_kbest`` component keeps a Doc's analyses (``doc.user_data``)
 KBEST_KEY = ("punctgen", "kbest")
@@ -194,7 +194,7 @@ class KBestParser:
 
     With ``search="sample"`` the Docs get the greedy parse instead (as the parser alone gives it)
     and the other trees are the distinct ones among ``k - 1`` drawn from the parser's transition
-    probabilities at ``temperature`` (:mod:`~spacy_punctgen.pipeline.parser_samples`; the draws
+    probabilities at ``temperature`` (:mod:`~spacy_punctgen.parsing.parser_samples`; the draws
     depend on ``seed`` and each Doc's words, not on the batch), ``probs`` their shares of the
     ``k`` trees.
 
@@ -203,7 +203,7 @@ class KBestParser:
     first runs (E098)."""
 
     def __init__(self, nlp: Language, name: str = KBEST_COMPONENT, k: int = 2, parser: str = "parser",
-                 search: str = "beam", temperature: float = 1.0, seed: int = 0):
+                 search: str = "beam", temperature: float = 1.0, seed: int = 0, weights: str = "uniform"):
         self.nlp = nlp
         self.name = name
         self.k = check_k(k)
@@ -211,6 +211,9 @@ class KBestParser:
         self.search = check_search(search)
         self.temperature = check_temperature(temperature)
         self.seed = check_seed(seed)
+        if weights not in WEIGHTINGS:
+            raise ValueError(Errors.E099.format(problem=f"weights must be one of {WEIGHTINGS}, not {weights!r}"))
+        self.weights = weights
 
     def _parser(self):
         if self.parser_name not in self.nlp.component_names:
@@ -260,6 +263,7 @@ class KBestParser:
             others = others[:self.k - 1]
             doc.user_data[KBEST_KEY] = {
                 "orth": [int(t.orth) for t in doc],
+                "weights": self.weights,
                 "probs": [float(merged.get(best, 0.0))] + [float(p) for p, _ in others],
                 "heads": [list(h) for _, (h, _) in others],
                 "deps": [list(d) for _, (_, d) in others]}
@@ -279,14 +283,17 @@ class KBestParser:
 
 
 def make_kbest_parser(nlp: Language, name: str, k: int, parser: str, search: str, temperature: float,
-                      seed: int) -> KBestParser:
-    """The ``punctgen_kbest`` factory (registered when this module is imported)."""
-    return KBestParser(nlp, name, k=k, parser=parser, search=search, temperature=temperature, seed=seed)
+                      seed: int, weights: str) -> KBestParser:
+    """The ``punctgen_kbest`` factory (registered when this module is imported). ``weights``: how
+    restoration weighs the trees it leaves in a Doc (:data:`WEIGHTINGS`), written beside them."""
+    return KBestParser(nlp, name, k=k, parser=parser, search=search, temperature=temperature, seed=seed,
+                       weights=weights)
 
 
 if not Language.has_factory(KBEST_COMPONENT):
     Language.factory(KBEST_COMPONENT, func=make_kbest_parser,
-                     default_config={"k": 2, "parser": "parser", "search": "beam", "temperature": 1.0, "seed": 0},
+                     default_config={"k": 2, "parser": "parser", "search": "beam", "temperature": 1.0, "seed": 0,
+                                     "weights": "uniform"},
                      assigns=["token.dep", "token.head", "token.is_sent_start", "doc.sents"])
 
 
@@ -325,6 +332,13 @@ def alternative_trees(doc: Doc) -> Tuple[Optional[float], List[Alternative]]:
                 deps[i] = "dep"
         out.append(Alternative(prob, heads, deps))
     return probs[0], out
+
+
+def kbest_weighting(doc: Doc) -> Optional[str]:
+    """How the ``punctgen_kbest`` component that parsed ``doc`` asked its trees to be weighed
+    (None for a Doc it did not annotate)."""
+    data = doc.user_data.get(KBEST_KEY)
+    return data.get("weights", "uniform") if data else None
 
 
 def check_weighting(weighting: str, method: str) -> str:

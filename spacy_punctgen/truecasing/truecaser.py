@@ -327,16 +327,18 @@ class TrueCaser(Tagger):
                 forms[tok.i] = form
             restored = doc._.restored_punct if Doc.has_extension("restored_punct") else None
             if restored is not None:
-                starts, out_words = _restored_starts(doc, restored)
+                starts, _ = _restored_starts(doc, restored)
             else:
-                starts, out_words = _written_starts(doc, ix), None
+                starts = _written_starts(doc, ix)
             for i in starts:  # (a restored word the model did not read, e.g. "&", keeps its text)
                 forms[i] = capitalize_start(forms.get(i, doc[i].text))
             for tok in doc:
-                tok._.truecase = forms.get(tok.i, tok.text)
+                form = forms.get(tok.i, tok.text)
+                # case changes only: a form that is not the token's text in another case is not taken
+                tok._.truecase = form if len(form) == len(tok.text) and form.lower() == tok.text.lower() else tok.text
             doc._.truecased_text = "".join(t._.truecase + t.whitespace_ for t in doc)
             if restored is not None:
-                doc._.restored_text = _recase_restored(doc, out_words, forms)
+                doc._.restored_text = _recase_restored(doc)
 
 
 def _written_starts(doc: Doc, words: List[int]) -> List[int]:
@@ -381,18 +383,15 @@ def _restored_starts(doc: Doc, entries: List[dict]) -> Tuple[List[int], List[int
     return starts, words
 
 
-def _recase_restored(doc: Doc, words: List[int], forms: Dict[int, str]) -> str:
-    """``doc._.restored_text`` with each word in its cased form: the text of
-    ``insert_punctuation(doc)``, whose words are ``words`` in order and whose other tokens are
-    the inserted marks (UPOS ``PUNCT``)."""
-    from spacy_punctgen.pipeline.doc_convert import insert_punctuation
+def _recase_restored(doc: Doc) -> str:
+    """``doc._.restored_text`` re-cased: the re-cased input (``doc._.truecased_text``, the same
+    characters up to case) with the restoration's insertions (``doc._.restored_edits``)."""
+    from spacy_punctgen.pipeline.restore import apply_edits
 
-    out = insert_punctuation(doc)
-    out_words = [t for t in out if t.pos_ != "PUNCT"]
-    if len(out_words) != len(words) or any(t.text != doc[i].text for t, i in zip(out_words, words)):
-        raise ValueError(Errors.E086.format(n=len(words), got=len(out_words)))
-    cased = {t.i: forms.get(i, t.text) for t, i in zip(out_words, words)}
-    return "".join(cased.get(t.i, t.text) + t.whitespace_ for t in out)
+    edits = doc._.restored_edits
+    if edits is None:
+        raise ValueError(Errors.E086.format(n=len(doc), got=0))
+    return apply_edits(doc._.truecased_text, edits["insertions"], edits["deletions"])
 
 
 # ----------------------------------------------------------------- shipping and evaluation

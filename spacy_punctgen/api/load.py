@@ -11,9 +11,9 @@ caseless streams and finds their sentence boundaries), and as normal punctuated 
 the same model serves analysis). One model for both halves the package and the training.
 
 ``load`` returns an ordinary spaCy ``Language`` (an ``English`` with the four components and
-``punctgen``), whose class mixes in :class:`~spacy_punctgen.pipeline.stream.StreamingLanguage`
+``punctgen``), whose class mixes in :class:`~spacy_punctgen.api.stream.StreamingLanguage`
 so that ``nlp(text)`` takes text of any length (windows of ``chunk_chars`` characters, see
-:mod:`spacy_punctgen.pipeline.stream`)::
+:mod:`spacy_punctgen.api.stream`)::
 
     import spacy_punctgen
     nlp = spacy_punctgen.load("en")                 # restore mode
@@ -24,13 +24,13 @@ The weights inherit the licence of their training data: UD English EWT is CC BY-
 """
 from __future__ import annotations
 
-import re
 from pathlib import Path
 from typing import Any, Callable, Dict, Optional, TextIO, Union
 
 from spacy_punctgen.errors import Errors
 from spacy_punctgen.pipeline.shipped import MODELS_DIR, default_model_path, restore_model_path, write_shipped
-from spacy_punctgen.pipeline.stream import DEFAULT_CHUNK_CHARS
+from spacy_punctgen.api.stream import DEFAULT_CHUNK_CHARS
+from spacy_punctgen.parsing.words import WORDS_COMPONENT, keep_words_whole, register_words_component
 
 PathLike = Union[str, Path]
 
@@ -88,12 +88,12 @@ def _check_truecase(truecase) -> Union[bool, PathLike]:
 
 
 def add_truecaser(nlp, lang: str = "en", truecase: Union[bool, PathLike] = True) -> None:
-    """Append the ``punctgen_truecase`` component (:mod:`spacy_punctgen.pipeline.truecase`) to
+    """Append the ``punctgen_truecase`` component (:mod:`spacy_punctgen.truecasing.truecaser`) to
     ``nlp``, sourced from the shipped truecaser (``truecase=True``) or from the pipeline folder
     ``truecase``. It runs after ``punctgen``, whose restored text it re-cases."""
     import spacy
 
-    from spacy_punctgen.pipeline.truecase import FACTORY
+    from spacy_punctgen.truecasing.truecaser import FACTORY
 
     source = shipped_truecaser_path(lang) if truecase is True else truecase
     tc_nlp = spacy.load(source)
@@ -116,41 +116,43 @@ def load(lang: str = "en", mode: str = "restore", *, parser: Optional[PathLike] 
     ``parser``: another spaCy pipeline folder or package name with a UD parser (default: the
     shipped one); ``model``: another punctuation model folder (default: the one shipped for
     ``lang``; in restore mode with the shipped parser (``parser`` None or its folder), the
-    restoration model trained on that parser's analysis of unpunctuated streams, :func:`~spacy_punctgen.pipeline.shipped.restore_model_path`); ``config``: further ``punctgen`` settings (e.g. ``{"restore_method": "exact"}``);
-    ``chunk_chars``/``progress``: long texts, see :func:`spacy_punctgen.pipeline.stream.streaming`;
+    restoration model trained on that parser's analysis of unpunctuated streams, :func:`~spacy_punctgen.pipeline.shipped.restore_model_path`); ``config``: further ``punctgen`` settings (e.g. ``{"restore_empty_weight": 0.35}``; ``"model"``
+there is the same as ``model``; ``"kbest_weights"`` goes to the ``punctgen_kbest`` component's ``weights``);
+    ``chunk_chars``/``progress``: long texts, see :func:`spacy_punctgen.api.stream.streaming`;
     ``truecase``: True adds the shipped truecaser after ``punctgen`` (``doc._.restored_text``
     comes out capitalised, ``doc._.truecased_text`` holds the input re-cased), a path adds that
     truecaser pipeline instead (:func:`add_truecaser`);
     ``kbest`` (restore mode): with K > 1 the parser searches with a beam of width K, once per
-    document (component ``punctgen_kbest``, :class:`~spacy_punctgen.pipeline.kbest.KBestParser`,
+    document (component ``punctgen_kbest``, :class:`~spacy_punctgen.parsing.kbest.KBestParser`,
     in place of the disabled ``parser``), and each sentence is restored from the mixture of the
     beam's trees of it (weighed by ``config={"kbest_weights": ...}``); 1 is the greedy parse and
     one tree (E097 for other values; the other modes ignore it).  ``kbest_search="sample"``: the
     greedy parse and K - 1 trees drawn from the parser's transition probabilities at
-    ``kbest_temperature`` instead of the beam (:mod:`~spacy_punctgen.pipeline.parser_samples`;
+    ``kbest_temperature`` instead of the beam (:mod:`~spacy_punctgen.parsing.parser_samples`;
     with ``config={"kbest_weights": "beam"}`` the trees weigh by their share of the K draws).
     """
     import spacy_punctgen.pipeline.component  # noqa: F401  (registers the factory)
-    from spacy_punctgen.pipeline.stream import streaming
+    from spacy_punctgen.api.stream import streaming
 
     if mode not in MODES:
         raise ValueError(Errors.E050.format(mode=mode))
     truecase = _check_truecase(truecase)
-    from spacy_punctgen.pipeline.kbest import KBEST_COMPONENT, check_k, check_search
-    from spacy_punctgen.pipeline.parser_samples import check_temperature
+    from spacy_punctgen.parsing.kbest import KBEST_COMPONENT, check_k, check_search
+    from spacy_punctgen.parsing.parser_samples import check_temperature
 
     kbest = check_k(kbest)
     kbest_search, kbest_temperature = check_search(kbest_search), check_temperature(kbest_temperature)
     nlp = restore_parser(lang, parser) if mode == "restore" else _load_parser(lang, parser)
     settings: Dict[str, Any] = dict(config or {})
     settings["mode"] = mode
+    weights = settings.pop("kbest_weights", "uniform")  # the punctgen_kbest component's setting
     if model is not None:
         settings["model"] = str(model)
-    elif mode == "restore" and _is_shipped_parser(lang, parser):  # trained on this parser's own trees
-        settings["model"] = str(restore_model_path(lang))
+    elif settings.get("model") is None and mode == "restore" and _is_shipped_parser(lang, parser):
+        settings["model"] = str(restore_model_path(lang))  # trained on this parser's own trees
     if mode == "restore" and kbest > 1:
         nlp.add_pipe(KBEST_COMPONENT, after="parser", config={"k": kbest, "parser": "parser", "search": kbest_search,
-                                                              "temperature": kbest_temperature})
+                                                              "temperature": kbest_temperature, "weights": weights})
         nlp.disable_pipe("parser")
     nlp.add_pipe("punctgen", config=settings)
     if truecase is not False:
@@ -161,7 +163,7 @@ def load(lang: str = "en", mode: str = "restore", *, parser: Optional[PathLike] 
 def _load_parser(lang: str, parser: Optional[PathLike]):
     import spacy
 
-    _register_words_component()
+    register_words_component()
     source = shipped_parser_path(lang) if parser is None else parser
     nlp = spacy.load(source)
     if "parser" not in nlp.pipe_names:
@@ -189,106 +191,11 @@ def restore_parser(lang: str = "en", parser: Optional[PathLike] = None):
     """The parsing half of ``load(lang, "restore", parser=parser)``: the parser pipeline with the
     restore tokenizer (:func:`keep_words_whole`) and :func:`words_stay_words`, without
     ``punctgen``. What restoration parses with, so what a restoration model is trained on
-    (:mod:`spacy_punctgen.pipeline.stream_training`)."""
+    (:mod:`spacy_punctgen.api.stream_training`)."""
     nlp = _load_parser(lang, parser)
     keep_words_whole(nlp)
     nlp.add_pipe(WORDS_COMPONENT)
     return nlp
-
-
-#: the restore pipeline's component between parser and punctgen (:func:`words_stay_words`)
-WORDS_COMPONENT = "punctgen_words"
-
-
-def words_stay_words(doc):
-    """Restore mode: a token that is not punctuation by its characters (``token.is_punct``) is
-    a word, whatever the tagger and parser say. The ``punctgen`` component treats UPOS ``PUNCT``
-    or relation ``punct`` as punctuation and restoration replaces punctuation, so a word the
-    parser (which also learnt punctuated text) labels ``punct`` would vanish from the output;
-    such a word gets UPOS ``X`` / relation ``dep`` instead (its head is kept)."""
-    for token in doc:
-        if token.is_punct or token.is_space:
-            continue
-        if token.pos_ == "PUNCT":
-            token.pos_ = "X"
-        if token.dep_.split(":")[0].lower() == "punct":
-            token.dep_ = "dep"
-    return doc
-
-
-def make_words_component(nlp, name: str):
-    """The ``punctgen_words`` factory (registered when this module is imported, and by the
-    ``spacy_factories`` entry point, so a saved restore pipeline loads with ``spacy.load``)."""
-    return words_stay_words
-
-
-def _register_words_component() -> None:
-    from spacy.language import Language
-
-    if not Language.has_factory(WORDS_COMPONENT):
-        Language.factory(WORDS_COMPONENT, func=make_words_component,
-                         assigns=["token.pos", "token.dep"], requires=["token.pos", "token.dep"])
-
-
-_register_words_component()
-
-
-#: a tokenizer exception that is an abbreviation: letters and inner dots, ending in a dot
-ABBREVIATION = re.compile(r"[A-Za-z][A-Za-z.]*\.")
-#: initialisms: letters each followed by a dot (``u.s.``, ``e.g.``)
-INITIALISM = re.compile(r"(?:[A-Za-z]\.){2,}")
-#: lower-case abbreviations that spaCy's English exceptions lack
-LOWER_ABBREVIATIONS = ("etc.", "vs.", "approx.", "dept.")
-#: words the restore tokenizer must not split (UD English writes each as one word)
-WHOLE_WORDS = ("e-mail", "twenty-one", "well-known", "and/or")
-
-
-def keep_words_whole(nlp) -> None:
-    """Restore mode: drop the tokenizer's infix rules that split a word at an inner hyphen or
-    slash (``e-mail``, ``and/or``). Restoration replaces every punctuation token of its input, so
-    a split ``e - mail`` would come back as ``email``: the words must stay whole, as UD English
-    writes them."""
-    from spacy.tokenizer import Tokenizer
-    from spacy.util import compile_infix_regex
-
-    if not isinstance(nlp.tokenizer, Tokenizer):  # e.g. a Chinese word segmenter: no rules to adjust
-        return
-
-    infixes = [p for p in nlp.Defaults.infixes if not any(re.search(p, w) for w in WHOLE_WORDS)]
-    nlp.tokenizer.infix_finditer = compile_infix_regex(infixes).finditer
-    # lowercased (ASR) text writes abbreviations in lower case: ``mr.``, ``u.s.``, ``inc.`` stay
-    # one word like the tokenizer's cased exceptions ``Mr.``, ``U.S.``, ``Inc.``, so their dot is
-    # not taken for punctuation and dropped
-    from spacy.symbols import ORTH
-
-    rules = nlp.tokenizer.rules or {}
-    for key, pieces in nlp.Defaults.tokenizer_exceptions.items():
-        low = key.lower()
-        if low != key and low not in rules and ABBREVIATION.fullmatch(key) and len(pieces) == 1:
-            nlp.tokenizer.add_special_case(low, [{ORTH: low}])
-    for word in LOWER_ABBREVIATIONS:
-        nlp.tokenizer.add_special_case(word, [{ORTH: word}])
-    # initialisms of any letters: ``u.s.``, ``e.g.``, ``p.o.``
-    # (a compiled pattern's ``match``, so that the tokenizer saves it with the pipeline)
-    earlier = getattr(nlp.tokenizer.token_match, "__self__", None)
-    pattern = f"(?:{INITIALISM.pattern})$" + (f"|{scoped_pattern(earlier)}" if earlier is not None else "")
-    nlp.tokenizer.token_match = re.compile(pattern).match
-
-
-#: global inline flags at the start of a pattern, e.g. French's token_match ``(?iu)...``
-_GLOBAL_FLAGS = re.compile(r"\(\?([aiLmsux]+)\)")
-
-
-def scoped_pattern(compiled: "re.Pattern") -> str:
-    """``compiled`` as a group that can be joined to other alternatives: its global flags (inline
-    at its start, e.g. French's ``(?iu)``, or given to ``re.compile``) become the group's own
-    (``(?i:...)``); ``u`` is the default of str patterns anyway."""
-    found = _GLOBAL_FLAGS.match(compiled.pattern)
-    body = compiled.pattern[found.end():] if found else compiled.pattern
-    letters = set(found.group(1)) if found else set()
-    letters |= {c for c, flag in (("i", re.I), ("m", re.M), ("s", re.S), ("x", re.X)) if compiled.flags & flag}
-    letters &= set("imsx")
-    return f"(?{''.join(sorted(letters))}:{body})" if letters else f"(?:{body})"
 
 
 def ship_parser(src: PathLike, dest: PathLike, *, name: str = "en_ewt_parser",
@@ -307,3 +214,21 @@ def ship_parser(src: PathLike, dest: PathLike, *, name: str = "en_ewt_parser",
                          license_name=license_name, source=source,
                          description=("Tagger, morphologizer and UD parser of punctuated and of unpunctuated, "
                                       "unsegmented, partly lowercased English (spacy-punctgen's shipped parser)"))
+
+
+def load_pipeline(path: PathLike, **kwargs):
+    """``spacy.load(path)`` for a pipeline saved by any version of this package: a config whose
+    ``punctgen`` block is in an older shape (flat model settings, ``kbest_weights``) is upgraded
+    first (:func:`~spacy_punctgen.pipeline.component.upgrade_config`); ``kwargs`` go to
+    :func:`spacy.util.load_model_from_config` (``disable``, ``enable``, ``exclude``)."""
+    from spacy import util
+
+    from spacy_punctgen.pipeline.component import upgrade_config
+
+    path = Path(path)
+    register_words_component()
+    import spacy_punctgen.parsing.kbest  # noqa: F401  (registers punctgen_kbest)
+
+    config = upgrade_config(util.load_config(path / "config.cfg", interpolate=False))
+    nlp = util.load_model_from_config(config, meta=util.get_model_meta(path), **kwargs)
+    return nlp.from_disk(path, exclude=kwargs.get("exclude", []))

@@ -2,7 +2,7 @@
 stream, with the gold marks put back into its slots.
 
 Why: at restoration time the punctuation model sees the trees and sentence boundaries that
-the stream parser finds in *unpunctuated* text (:func:`spacy_punctgen.pipeline.stream.iter_pieces`).
+the stream parser finds in *unpunctuated* text (:func:`spacy_punctgen.api.stream.iter_pieces`).
 A model trained on trees of punctuated text (where the marks tell the parser where sentences
 end) only ever saw a full stop at the end of a tree, so wherever the stream parser misses a
 boundary it cannot put one. Trained on the stream parser's analysis of the depunctuated
@@ -31,7 +31,7 @@ from spacy.language import Language
 from spacy_punctgen.data.preprocess import PunctSentence
 from spacy_punctgen.errors import Errors
 from spacy_punctgen.pipeline.doc_convert import punct_sentences
-from spacy_punctgen.pipeline.stream import DEFAULT_CHUNK_CHARS, iter_pieces
+from spacy_punctgen.api.stream import DEFAULT_CHUNK_CHARS, iter_pieces
 
 
 @dataclass

@@ -277,7 +277,7 @@ def _resolve_model(model, lang: str):
             return PunctModel.from_disk(model)
         except (OSError, ValueError) as err:
             raise ValueError(Errors.E073.format(path=model, reason=err)) from None
-    require = getattr(model, "_require_model", None)  # a PunctGen component
+    require = getattr(model, "require_model", None)  # a PunctGen component
     if callable(require):
         return require()
     pipeline = getattr(model, "pipeline", None)  # a Language holding one
@@ -286,7 +286,7 @@ def _resolve_model(model, lang: str):
 
         for _, pipe in pipeline:
             if isinstance(pipe, PunctGen):
-                return pipe._require_model()
+                return pipe.require_model()
         raise ValueError(Errors.E074.format(pipes=[name for name, _ in pipeline]))
     raise ValueError(Errors.E072.format(what="model", got=type(model).__name__,
                                         expected="a PunctModel, a model directory, a punctgen component, a "
@@ -296,10 +296,10 @@ def _resolve_model(model, lang: str):
 
 def sentence_views(doc, pm=None, doc_index: int = 0) -> List[SentenceView]:
     """The views of a Doc processed by a ``punctgen`` component (E070 otherwise)."""
-    from spacy_punctgen.pipeline.component import _register_extensions
+    from spacy_punctgen.pipeline.extensions import register_extensions
     from spacy_punctgen.pipeline.doc_convert import punct_sentences
 
-    _register_extensions()
+    register_extensions()
     if doc._.underlying_punct is not None:
         mode, entries = "analyze", doc._.underlying_punct
     elif doc._.restored_punct is not None:

@@ -10,7 +10,7 @@ shipped with a task. The results come back in input order, whichever worker fini
 
 ::
 
-    from spacy_punctgen.pipeline.distributed import restore_texts, analyze_texts, restore_files
+    from spacy_punctgen.api.distributed import restore_texts, analyze_texts, restore_files
 
     out = restore_texts(texts, "tcp://scheduler:8786")      # a list, in the order of texts
     out = restore_texts(texts, "local:2")                   # two local worker processes
@@ -18,7 +18,7 @@ shipped with a task. The results come back in input order, whichever worker fini
     restore_files(["a.txt", "b.txt"], "restored/", client=client)
 
 What a text gives: in ``mode="restore"`` the punctuated text, exactly
-:func:`~spacy_punctgen.pipeline.stream.restore_text` ``(nlp, text)`` in one process (each
+:func:`~spacy_punctgen.api.stream.restore_text` ``(nlp, text)`` in one process (each
 line of a text is one stream of any length; ``punctgen restore`` gives the same line for a
 line); in ``mode="analyze"`` the record of :func:`analysis_record` (plain lists, dicts,
 strings and numbers: JSON as it is).
@@ -46,7 +46,7 @@ from pathlib import Path
 from typing import Any, Union
 
 from spacy_punctgen.errors import Errors
-from spacy_punctgen.pipeline.stream import DEFAULT_CHUNK_CHARS, restore_text
+from spacy_punctgen.api.stream import DEFAULT_CHUNK_CHARS, restore_text
 
 PathLike = Union[str, Path]  # noqa: UP007  (evaluated at run time: Python 3.9)
 
@@ -76,7 +76,7 @@ class PipelineSpec:
     chunk_chars: int = DEFAULT_CHUNK_CHARS
 
     def load(self):
-        from spacy_punctgen.pipeline.load import load
+        from spacy_punctgen.api.load import load
 
         return load(self.lang, self.mode, model=self.model, chunk_chars=self.chunk_chars,
                     config=dict(self.config), truecase=self.truecase)
@@ -88,7 +88,7 @@ def pipeline_spec(lang: str = "en", mode: str = "restore", *, model: PathLike | 
     """A :class:`PipelineSpec` from :func:`spacy_punctgen.load`'s arguments, checked here
     before anything is sent: ``mode`` (E782) and a parser shipped for ``lang`` (E051). Paths
     (``model``, a truecaser) are read by the workers: on a cluster they must exist there."""
-    from spacy_punctgen.pipeline.load import shipped_parser_path
+    from spacy_punctgen.api.load import shipped_parser_path
 
     if mode not in DISTRIBUTED_MODES:
         raise ValueError(Errors.E782.format(modes=" or ".join(repr(m) for m in DISTRIBUTED_MODES), mode=mode))

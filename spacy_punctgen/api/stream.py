@@ -14,10 +14,12 @@ hold every character of the text, in order.
 
 Two ways to use it (both read ``punctgen``'s settings from the pipeline):
 
-* :func:`restore_text` ``(nlp, text)`` -> the punctuated text. It restores each piece as soon as
-  it is parsed and keeps only the output string, so memory does not grow with the input
-  beyond that string. Each line of the input (a paragraph) is its own stream; the output
-  keeps the line breaks. :func:`iter_restored` yields the pieces' restored text as it goes.
+* :func:`restore_text` ``(nlp, text)`` -> the punctuated text: ``text`` with marks inserted
+  between its whitespace-separated tokens, every character of it kept. It restores each piece
+  as soon as it is parsed and keeps only the output string, so memory does not grow with the
+  input beyond that string. Each line of the input (a paragraph) is its own stream.
+  :func:`iter_restored` yields the output as it goes; :func:`restore_edits` says where each
+  mark went.
 * :func:`process_long` ``(nlp, text)`` -> one ``Doc`` of the whole text with the pieces' tags,
   trees and sentence boundaries, on which ``punctgen`` then runs once (so
   ``doc._.restored_text``, ``doc._.restored_punct`` or the analysis extensions cover the whole
@@ -28,7 +30,7 @@ Two ways to use it (both read ``punctgen``'s settings from the pipeline):
 from __future__ import annotations
 
 import time
-from typing import Iterable, Iterator, List, Optional, Sequence, TextIO
+from typing import Any, Dict, Iterable, Iterator, List, Optional, Sequence, TextIO, Tuple
 
 from spacy.language import Language
 from spacy.tokens import Doc
@@ -77,12 +79,12 @@ def _parse(nlp: Language, text: str, skip: Sequence[str]) -> Doc:
     return doc
 
 
-def iter_pieces(nlp: Language, text: str, chunk_chars: int = DEFAULT_CHUNK_CHARS,
-                progress: Optional[TextIO] = None) -> Iterator[Doc]:
-    """Parsed pieces of ``text`` (every component except ``punctgen``), each a contiguous slice
-    of it that ends at a sentence boundary (or a forced one), in order; see the module docstring.
-    ``progress``: a stream (e.g. ``sys.stderr``) for a one-line progress report once the text
-    has taken more than two seconds."""
+def iter_pieces_at(nlp: Language, text: str, chunk_chars: int = DEFAULT_CHUNK_CHARS,
+                   progress: Optional[TextIO] = None) -> Iterator[Tuple[int, Doc]]:
+    """``(offset, piece)``: the parsed pieces of ``text`` (every component except ``punctgen``),
+    each the contiguous slice ``text[offset:offset + len(piece.text)]`` ending at a sentence
+    boundary (or a forced one), in order; see the module docstring. ``progress``: a stream (e.g.
+    ``sys.stderr``) for a one-line progress report once the text has taken more than two seconds."""
     chunk_chars = _check_chunk_chars(chunk_chars)
     skip = punctgen_names(nlp)
     start, n = 0, len(text)
@@ -96,6 +98,7 @@ def iter_pieces(nlp: Language, text: str, chunk_chars: int = DEFAULT_CHUNK_CHARS
             starts = [s.start for s in doc.sents]
             if len(starts) > 1:
                 cut = starts[-1]
+        offset = start
         if cut == len(doc):
             piece, start = doc, end
         else:
@@ -106,10 +109,17 @@ def iter_pieces(nlp: Language, text: str, chunk_chars: int = DEFAULT_CHUNK_CHARS
             progress.write(f"\rpunctgen: {start:,} of {n:,} characters ({100.0 * start / n:.0f}%)")
             progress.flush()
             shown = True
-        yield piece
+        yield offset, piece
     if shown:
         progress.write("\n")
         progress.flush()
+
+
+def iter_pieces(nlp: Language, text: str, chunk_chars: int = DEFAULT_CHUNK_CHARS,
+                progress: Optional[TextIO] = None) -> Iterator[Doc]:
+    """The pieces of :func:`iter_pieces_at` without their offsets."""
+    for _, piece in iter_pieces_at(nlp, text, chunk_chars, progress):
+        yield piece
 
 
 def process_long(nlp: Language, text: str, chunk_chars: int = DEFAULT_CHUNK_CHARS,
@@ -128,34 +138,102 @@ def process_long(nlp: Language, text: str, chunk_chars: int = DEFAULT_CHUNK_CHAR
     return doc
 
 
-def iter_restored(nlp: Language, text: str, chunk_chars: int = DEFAULT_CHUNK_CHARS,
-                  progress: Optional[TextIO] = None) -> Iterator[str]:
-    """The restored text of each piece of one stream (no line breaks expected), as it is
-    parsed. ``nlp`` must end in a ``punctgen`` component in restore mode."""
+def _restorers(nlp: Language) -> List[str]:
     names = punctgen_names(nlp)
-    restorers = [nlp.get_pipe(n) for n in names if nlp.get_pipe(n).cfg.get("mode") == "restore"]
-    if not restorers:
+    if not any(nlp.get_pipe(n).cfg.get("mode") == "restore" for n in names if nlp.get_pipe_meta(n).factory
+               == PUNCTGEN_FACTORY):
         raise ValueError(Errors.E058.format(pipes=", ".join(nlp.pipe_names)))
-    for piece in iter_pieces(nlp, text, chunk_chars, progress):
+    return names
+
+
+def _at_boundary(text: str, offset: int) -> bool:
+    """Whether ``offset`` is at an edge of a whitespace-separated token of ``text``."""
+    return offset == 0 or offset == len(text) or text[offset - 1].isspace() or text[offset].isspace()
+
+
+def iter_restored_edits(nlp: Language, text: str, chunk_chars: int = DEFAULT_CHUNK_CHARS,
+                        progress: Optional[TextIO] = None) -> Iterator[Tuple[int, int, str, List, List]]:
+    """Per piece of one stream, as it is parsed and restored: ``(start, end, source, insertions,
+    deletions)``, where ``text[start:end]`` is the piece, ``source`` that slice as the pipeline
+    writes it (the slice itself, or re-cased by a truecaser: only case changes) and the edits are
+    offsets into the piece. Marks the piece's own restoration put at a forced cut inside a run
+    of characters (a window full before any whitespace) are left out, unless the language is
+    written without spaces."""
+    from spacy_punctgen.pipeline.restore import UNSPACED_LANGS
+
+    names = _restorers(nlp)
+    unspaced = nlp.lang in UNSPACED_LANGS
+    for offset, piece in iter_pieces_at(nlp, text, chunk_chars, progress):
+        end = offset + len(piece.text)
+        if text[offset:end] != piece.text:
+            raise ValueError(Errors.E883.format(offset=offset))
         if not len(piece):
+            yield offset, end, piece.text, [], []
             continue
         for name in names:
             piece = nlp.get_pipe(name)(piece)
-        restored = piece._.restored_text
-        if restored and restored.strip():
-            yield restored.strip()
+        edits = piece._.restored_edits or {"insertions": [], "deletions": []}
+        cased = getattr(piece._, "truecased_text", None) if piece.has_extension("truecased_text") else None
+        source = cased if isinstance(cased, str) and len(cased) == len(piece.text) else piece.text
+        ins = [(o, s) for o, s in edits["insertions"] if unspaced or _at_boundary(text, offset + o)]
+        yield offset, end, source, ins, list(edits["deletions"])
+
+
+def iter_restored(nlp: Language, text: str, chunk_chars: int = DEFAULT_CHUNK_CHARS,
+                  progress: Optional[TextIO] = None) -> Iterator[str]:
+    """The restored text of one stream, piece by piece as it is parsed: joined, the strings are
+    exactly :func:`restore_text` of ``text`` (no line breaks expected; ``restore_text`` cuts at
+    them). ``nlp`` must hold a ``punctgen`` component in restore mode."""
+    from spacy_punctgen.pipeline.restore import apply_edits
+
+    pos = 0
+    for start, end, source, ins, dels in iter_restored_edits(nlp, text, chunk_chars, progress):
+        if start > pos:
+            yield text[pos:start]
+        yield apply_edits(source, ins, dels)
+        pos = end
+    if pos < len(text):
+        yield text[pos:]
 
 
 def restore_text(nlp: Language, text: str, chunk_chars: int = DEFAULT_CHUNK_CHARS,
                  progress: Optional[TextIO] = None) -> str:
-    """The punctuated text of ``text`` (any length): each line is one stream, restored piece by
-    piece (:func:`iter_restored`) and joined with single spaces; lines are joined with ``\\n``
-    (empty lines kept). Memory: one window's parse plus the output string."""
+    """The punctuated text of ``text`` (any length): ``text`` with marks inserted and nothing
+    else changed (every character, whitespace and line break kept; with a truecaser, case
+    changes too). Each line is one stream, restored piece by piece (:func:`iter_restored`); a
+    line of whitespace only is kept as it is. Memory: one window's parse plus the output string."""
     if not isinstance(text, str):
         raise TypeError(Errors.E057.format(type=type(text).__name__))
-    lines = text.split("\n")
-    return "\n".join(" ".join(iter_restored(nlp, line, chunk_chars, progress)) if line.strip() else ""
-                     for line in lines)
+    _restorers(nlp)
+    return "\n".join("".join(iter_restored(nlp, line, chunk_chars, progress)) if line.strip() else line
+                     for line in text.split("\n"))
+
+
+def restore_edits(nlp: Language, text: str, chunk_chars: int = DEFAULT_CHUNK_CHARS,
+                  progress: Optional[TextIO] = None) -> Dict[str, Any]:
+    """Where :func:`restore_text` puts each mark: ``insertions`` (``(offset in text, string)``),
+    ``deletions`` (``(start, end)``, only with ``repunctuate``) and ``cased`` (``text`` with only
+    case changes, or None without a truecaser), so that applying them gives ``restore_text``'s
+    output; e.g. for subtitles and word timestamps."""
+    if not isinstance(text, str):
+        raise TypeError(Errors.E057.format(type=type(text).__name__))
+    _restorers(nlp)
+    ins: List[Tuple[int, str]] = []
+    dels: List[Tuple[int, int]] = []
+    cased: List[str] = []
+    base = 0
+    for line in text.split("\n"):
+        pos = 0
+        if line.strip():
+            for start, end, source, i, d in iter_restored_edits(nlp, line, chunk_chars, progress):
+                cased.append(line[pos:start] + source)
+                pos = end
+                ins.extend((base + start + o, s) for o, s in i)
+                dels.extend((base + start + a, base + start + b) for a, b in d)
+        cased.append(line[pos:] + "\n")
+        base += len(line) + 1
+    cased_text = "".join(cased)[:-1]
+    return {"insertions": ins, "deletions": dels, "cased": cased_text if cased_text != text else None}
 
 
 class StreamingLanguage:
