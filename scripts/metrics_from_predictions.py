@@ -4,7 +4,7 @@ Usage:
     python scripts/metrics_from_predictions.py TEST.conllu PRED.jsonl OUT.json \
         --set system=spacy_tagger --set perplexity_per_slot=1.4484 [--set KEY=VALUE ...]
 
-Why: a baseline run outside the workflow (e.g. a dev-tuned one, ``docs/results_baselines.md``)
+Why: a baseline run outside the workflow (e.g. a dev-tuned one, ``docs/lab/results_baselines.md``)
 leaves only its predictions; ``results_table.py`` needs ``metrics/<treebank>/<system>.json``.
 AED and comma P/R/F1 are recomputed here from the predictions against the gold slots of
 TEST (``metrics.restoration_report``).  The baselines read no tree, so the same predictions

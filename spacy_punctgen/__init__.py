@@ -7,7 +7,7 @@ first use.  The ``punctgen`` factory is registered by the ``spacy_factories`` en
 from spacy_punctgen.about import __version__
 
 __all__ = ["__version__", "insert_punctuation", "render", "load", "load_pipeline", "restore_text", "restore_edits",
-           "rephrase"]
+           "rephrase", "live"]
 
 
 def __getattr__(name):
@@ -39,4 +39,8 @@ def __getattr__(name):
         from spacy_punctgen.api.rephrase import rephrase
 
         return rephrase
+    if name == "live":  # punctuation of a stream as it arrives, with an incremental model (docs/usage.md)
+        from spacy_punctgen.incremental.live import live
+
+        return live
     raise AttributeError(f"module 'spacy_punctgen' has no attribute {name!r}")

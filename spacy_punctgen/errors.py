@@ -59,11 +59,6 @@ class Errors:
     E016 = ("[E016] The parse of the sentence at tokens {start}-{end} is not a tree: the heads of tokens "
             "{cycle} form a cycle, so no word reaches a root. Give each sentence heads that lead to a root "
             "(a token whose head is itself).")
-    E017 = ("[E017] doc._.punct_logprob of this Doc is computed when first read, by the 'punctgen' component "
-            "that analysed it, and that component is not loaded in this process (was the Doc deserialised in "
-            "another process?). Read doc._.punct_logprob before serialising the Doc, or run the component on "
-            "it again here.")
-    # spacy_punctgen/api/picture.py: the picture of the underlying tree
     E070 = ("[E070] render needs a Doc processed by a 'punctgen' component (doc._.underlying_punct and "
             "doc._.restored_punct are both None): run nlp with punctgen first, e.g. nlp.add_pipe('punctgen').")
     E071 = ("[E071] The punctgen annotations do not match the Doc: sentence {sentence} has {n} slots but {got} "
@@ -160,7 +155,7 @@ class Errors:
     E126 = ("[E126] n_samples must be an integer from 1 to {max} (decode.mbr.MAX_SAMPLES), not {n_samples!r}: "
             "time and memory grow with it (about 1 MB per 1,000 samples and word)")
     E127 = ("[E127] seed must be a non-negative integer (or None for fresh randomness), not {seed!r}")
-    # the compiled slot-marginal decoder (decode/exact.py, cython_ext/slot_mbr.pyx)
+    # the compiled slot-marginal decoder (decode/marginal.py, cython_ext/slot_mbr.pyx)
     E170 = "[E170] phi must have shape ({S}, {S}, 4) for the grammar's {S} symbols, got {shape}"
     E171 = "[E171] channel probabilities phi must be finite and non-negative"
     E172 = ("[E172] sentence #{k}, tree {j}: node {w} has pairs of shape {pairs} and probabilities of "
@@ -262,8 +257,6 @@ class Errors:
 
     # training (spacy_punctgen/training/)
     E560 = "[E560] this optimizer keeps no averages (average=False)"
-    E561 = "[E561] optimizer must be one of {optimizers}, not {optimizer!r}"
-    E562 = "[E562] --grad-clip needs --optimizer dense (the lazy optimizer never sees the whole gradient)"
     E563 = ("[E563] no dev sentences: direction 'auto' chooses the channel direction by dev perplexity; "
             "give dev sentences or a fixed direction ('l2r' or 'r2l')")
 
@@ -476,7 +469,7 @@ class Errors:
     E882 = ("[E882] the marks after word {index} must be a string (marks separated by spaces, '' for none), "
             "not {mark!r}")
     E885 = "[E885] empty_weight must be a finite number above 0 (1: minimum expected edit distance), not {value!r}"
-    E886 = ("[E886] empty_weight other than 1 needs a deterministic decoder ('marginal' or 'exact'), not "
+    E886 = ("[E886] empty_weight other than 1 needs the deterministic decoder ('marginal'), not "
             "{method!r}")
     E884 = ("[E884] crf_lexical on the whole of {path} (--whole-file) needs --train with the TED .tsv file it "
             "trains on")
@@ -550,6 +543,10 @@ class Errors:
     E980 = ("[E980] --repunctuate deletes marks from the text, which a {fmt} file's cues or words cannot take; "
             "use it with plain text")
     E981 = "[E981] --format {fmt} needs the shipped pipeline (drop --parser) or plain text"
+    # ---- the decoders split by role, public seams (decode/, model/, cython_ext/dp.pyx): E960-E979 ----
+    E960 = ("[E960] restore_method 'exact' was removed: it was the NumPy twin of 'marginal', which makes the "
+            "same choices (use 'marginal'; the NumPy reference is spacy_punctgen.testing.exact_mbr)")
+
 
 class Warnings:
     W001 = ("[W001] The punctuation model shipped for language {lang!r} cannot be used: {err}. The 'punctgen' "

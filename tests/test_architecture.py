@@ -126,3 +126,120 @@ def test_the_walker_sees_relative_and_local_imports(tmp_path):
     f = tmp_path / "x.py"
     f.write_text("def f():\n    from ..model import features\n")
     assert "spacy_punctgen.model.features" in _imports("spacy_punctgen.decode.x", f, False)
+
+
+#: the compiled modules, which only their wrappers in ``inference/`` import
+COMPILED = {"_dp", "_train", "_slot_mbr", "_incremental"}
+
+
+def _private_uses(name, path, is_pkg):
+    """``(line, what)`` for each private name of another package module that ``path`` uses:
+    ``from x import _y``, or ``m._y`` where ``m`` names a package module imported here."""
+    package = name if is_pkg else name.rpartition(".")[0]
+    tree = ast.parse(path.read_text(encoding="utf8"))
+    modules = {}  # local name -> module path
+    out = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for a in node.names:
+                if a.name.startswith("spacy_punctgen"):
+                    modules[a.asname or a.name.split(".")[0]] = a.name if a.asname else a.name.split(".")[0]
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")
+                base = base[: len(base) - (node.level - 1)]
+                target = ".".join(base + ([node.module] if node.module else []))
+            else:
+                target = node.module or ""
+            if not target.startswith("spacy_punctgen"):
+                continue
+            if target.rpartition(".")[2] in COMPILED and not name.startswith("spacy_punctgen.inference."):
+                out.append((node.lineno, f"from {target} import ..."))
+            for a in node.names:
+                private = a.name.startswith("_") and not a.name.startswith("__")
+                in_wrapper = a.name in COMPILED and name.startswith("spacy_punctgen.inference.")
+                if private and target != name and not in_wrapper:
+                    out.append((node.lineno, f"from {target} import {a.name}"))
+                candidate = f"{target}.{a.name}"
+                if (PACKAGE.parent / (candidate.replace(".", "/") + ".py")).exists():
+                    modules[a.asname or a.name] = candidate
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id in modules:
+            attr = node.attr
+            if attr.startswith("_") and not attr.startswith("__") and modules[node.value.id] != name:
+                out.append((node.lineno, f"{node.value.id}.{attr}"))
+    return out
+
+
+@pytest.mark.parametrize("module", sorted(GRAPH))
+def test_no_private_names_across_modules(module):
+    path = next(p for n, p, _ in _modules() if n == module)
+    is_pkg = path.name == "__init__.py"
+    bad = _private_uses(module, path, is_pkg)
+    assert not bad, f"{module} uses private names of other modules: {bad}"
+
+
+def test_the_private_name_check_can_fail(tmp_path):
+    f = tmp_path / "x.py"
+    f.write_text("from spacy_punctgen.decode.mbr import _marginal\nimport spacy_punctgen.model.channel as ch\n"
+                 "def g():\n    from ..inference import _dp\n    return ch._private\n")
+    found = {what for _, what in _private_uses("spacy_punctgen.decode.x", f, False)}
+    assert found == {"from spacy_punctgen.decode.mbr import _marginal", "from spacy_punctgen.inference import _dp",
+                     "ch._private"}
+
+
+def _defined_private(tree):
+    """The private names a module defines: functions, classes, class attributes and the
+    ``self._x`` it assigns."""
+    out = set()
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            out.add(node.name)
+        elif isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store):
+            out.add(node.attr)
+        elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            out.add(node.id)
+        elif isinstance(node, ast.arg):
+            out.add(node.arg)
+        elif isinstance(node, ast.ImportFrom):
+            out.update(a.asname or a.name for a in node.names)
+    return {n for n in out if n.startswith("_")}
+
+
+def _foreign_private_attributes(path):
+    """``obj._x`` reads (``obj`` not ``self``/``cls``) of a private name this module does not
+    define: another object's internals, ours or a library's."""
+    tree = ast.parse(path.read_text(encoding="utf8"))
+    own = _defined_private(tree)
+    out = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute) and node.attr.startswith("_") and not node.attr.startswith("__") \
+                and node.attr != "_":  # ``doc._``: spaCy's public extension namespace
+            base = node.value
+            if isinstance(base, ast.Name) and base.id in ("self", "cls"):
+                continue
+            if node.attr not in own:
+                out.append((node.lineno, ast.unparse(node)))
+    return out
+
+
+#: library internals used knowingly, each in one place, with why (docs/architecture.md)
+#: (spaCy 3.8 has no public route to a parser's per-step class mask or its label set-up, which
+#: drawing trees from the parser's transition probabilities needs; pinned with spaCy <3.9)
+LIBRARY_PRIVATES = {
+    ("spacy_punctgen.parsing.parser_samples", "step_model._class_mask"),
+    ("spacy_punctgen.parsing.parser_samples", "parser._ensure_labels_are_added"),
+}
+
+
+@pytest.mark.parametrize("module", sorted(GRAPH))
+def test_no_reaching_into_other_objects(module):
+    path = next(p for n, p, _ in _modules() if n == module)
+    bad = [(line, what) for line, what in _foreign_private_attributes(path) if (module, what) not in LIBRARY_PRIVATES]
+    assert not bad, f"{module} reads private attributes of other objects: {bad}"
+
+
+def test_the_reaching_check_can_fail(tmp_path):
+    f = tmp_path / "x.py"
+    f.write_text("class A:\n    def f(self, model):\n        self._own = 1\n        return model._forward, self._own\n")
+    assert [what for _, what in _foreign_private_attributes(f)] == ["model._forward"]

@@ -25,8 +25,8 @@ def test_quick_start_is_at_most_five_lines():
 
 
 def test_quick_start_prints_what_the_readme_shows(tmp_path):
-    pytest.importorskip("spacy_punctgen.pipeline.load")
-    from spacy_punctgen.pipeline.load import shipped_parser_path
+    pytest.importorskip("spacy_punctgen.api.load")
+    from spacy_punctgen.api.load import shipped_parser_path
 
     try:
         shipped_parser_path("en")

@@ -667,10 +667,8 @@ def run_bench(data: Optional[str] = None, parser_path: Optional[str] = None, mod
                 figures.update(section_trees(parser, words, repeats))
         if "restore" in sections:
             step("restore: slot and sample decoders")
-            res = section_restore(model, dev_sents, n["restore"], n["samples"], parser_sps, n["restore_marginal"])
-            if "restore_skipped" in res:
-                out["restore_skipped"] = res.pop("restore_skipped")
-            figures.update(res)
+            figures.update(section_restore(model, dev_sents, n["restore"], n["samples"], parser_sps,
+                                           n["restore_marginal"]))
         if "memory" in sections:
             step(f"memory: analysing {n['memory']} Docs (subprocess)")
             m = _subprocess("_memory_worker", {"model": str(model_dir), "dev": str(dev_path),
@@ -707,8 +705,6 @@ def markdown_table(result: dict) -> str:
         lines.append(f"Punctuation model: {result['model'].get('path') or result['model']['source']}.")
     if result.get("partial"):
         lines.append("**Partial results: the run had not finished.**")
-    if result.get("restore_skipped"):
-        lines.append(f"Restoration: skipped ({result['restore_skipped']}).")
     lines += ["", "| figure | value | reference (same run) | ratio | meaning of the ratio | target | met |",
               "|---|---|---|---|---|---|---|"]
 
@@ -745,7 +741,7 @@ def markdown_table(result: dict) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _command_line(args) -> str:
+def command_line(args) -> str:
     parts = ["python -m spacy_punctgen bench"]
     for flag, val in (("--data", args.data), ("--parser", args.parser), ("--model", args.model),
                       ("--sections", args.sections), ("--repeats", args.repeats)):

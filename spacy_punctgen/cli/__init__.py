@@ -71,11 +71,7 @@ def command(name: str, help: str, arguments: Callable[[argparse.ArgumentParser],
 
 def _load_commands() -> None:
     for mod in _COMMAND_MODULES:
-        try:
-            importlib.import_module(mod)
-        except ModuleNotFoundError as err:  # a module not written yet
-            if err.name != mod:
-                raise
+        importlib.import_module(mod)
 
 
 def _print_human(result: dict) -> None:
@@ -117,7 +113,8 @@ def emit_text(result: dict, text: str, output: Optional[str], done: str) -> dict
         result["output"] = str(out)
         result["_text"] = f"wrote {done} to {out}"
     else:
-        result["texts"] = text.split("\n")
+        lines = text.removeprefix("\ufeff").split("\n")
+        result["texts"] = lines[:-1] if len(lines) > 1 and lines[-1] == "" else lines  # one per input line
         result["_raw"] = text
     return result
 

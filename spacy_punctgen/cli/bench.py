@@ -4,7 +4,7 @@ import argparse
 from pathlib import Path
 
 from spacy_punctgen.cli import check_output_file, command, positive_int, seed_int
-from spacy_punctgen.bench.suite import SAMPLE, SECTIONS, _command_line, markdown_table, run_bench
+from spacy_punctgen.bench.suite import SAMPLE, SECTIONS, command_line, markdown_table, run_bench
 
 
 def _arguments(p: argparse.ArgumentParser) -> None:
@@ -29,12 +29,12 @@ def bench_cli(args) -> dict:
     def write(result: dict) -> None:
         if args.markdown:
             Path(args.markdown).parent.mkdir(parents=True, exist_ok=True)
-            Path(args.markdown).write_text(markdown_table({"command": _command_line(args), **result}),
+            Path(args.markdown).write_text(markdown_table({"command": command_line(args), **result}),
                                            encoding="utf-8")
 
     result = run_bench(args.data, args.parser, args.model, args.quick, sections, args.repeats, args.seed,
                        partial=write)
-    result = {"command": _command_line(args), **result}
+    result = {"command": command_line(args), **result}
     table = markdown_table(result)
     if args.markdown:
         Path(args.markdown).parent.mkdir(parents=True, exist_ok=True)

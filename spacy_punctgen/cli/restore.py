@@ -84,6 +84,12 @@ def _arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--repunctuate", action="store_true",
                    help="delete the marks already at the edges of the text's tokens and punctuate afresh (the only "
                         "case in which characters of the input are removed, and only marks)")
+    p.add_argument("--live", default=None, metavar="MODEL",
+                   help="punctuate standard input as it arrives, line by line, with this incremental model (UPP or "
+                        "CPP, trained by experiments/paper003): each word is written, with its mark, at most --delay "
+                        "words after it arrived, and never revised")
+    p.add_argument("--delay", type=int, default=10,
+                   help="with --live: the most words a word waits before it is written (default: 10)")
     p.add_argument("--connect-timeout", type=positive_float, default=10.0, metavar="SECONDS",
                    help="with --scheduler: seconds to wait for the scheduler to answer (default: 10)")
 
@@ -252,6 +258,41 @@ def _restore_with_parser(args, lines: List[str]) -> tuple:
     return texts, {"parser": str(args.parser), "sentences": n_sent}
 
 
+def _restore_live(args) -> dict:
+    """``--live``: lines of the input pushed to :class:`~spacy_punctgen.incremental.live.LivePunctuator`
+    as they come, what it finalises written (and flushed) at once."""
+    from spacy_punctgen.incremental.live import LivePunctuator
+    from spacy_punctgen.incremental.model import IncrementalPunctuator
+
+    if not Path(args.live).is_dir():
+        raise FileNotFoundError(Errors.E606.format(path=args.live))
+    state = LivePunctuator(IncrementalPunctuator.from_disk(args.live), delay=args.delay)
+    out = sys.stdout if args.output in (None, "-") else open(args.output, "w", encoding="utf-8", newline="")
+    source = sys.stdin if args.input == "-" else open(args.input, encoding="utf-8")
+    t0 = time.perf_counter()
+    try:
+        for line in source:
+            piece = state.push(line)
+            if piece:
+                out.write(piece)
+                out.flush()
+        out.write(state.close() + "\n")
+        out.flush()
+    finally:
+        if source is not sys.stdin:
+            source.close()
+        if out is not sys.stdout:
+            out.close()
+    delays = [e.emitted_at - e.arrived_at for e in state.log]
+    result = {"live": str(args.live), "delay": args.delay, "words": len(state.log),
+              "max_delay_words": max(delays) if delays else 0, "seconds": round(time.perf_counter() - t0, 3)}
+    if args.output not in (None, "-"):
+        result["_text"] = f"wrote {len(state.log)} words to {args.output}"
+    else:
+        result["_raw"] = ""
+    return result
+
+
 def _restore_file(args, text: str, fmt: str) -> dict:
     """A subtitle or word-timestamp file through the shipped pipeline (:mod:`spacy_punctgen.formats`)."""
     from spacy_punctgen.api.load import load
@@ -290,6 +331,8 @@ def restore_cli(args) -> dict:
         raise ValueError(Errors.E788.format(flag="--partitions"))
     if args.scheduler is not None and args.parser is not None:
         raise ValueError(Errors.E789.format(flag="--parser"))
+    if args.live is not None:
+        return _restore_live(args)
     text = read_text(args.input)
     fmt = detect_format(None if args.input == "-" else args.input, args.format)
     if fmt != "text":
@@ -303,9 +346,10 @@ def restore_cli(args) -> dict:
     else:
         texts, summary = _restore_with_parser(args, lines)
     seconds = time.perf_counter() - t0
-    result = {"lines": len(lines), **summary, "model": str(args.model) if args.model else f"shipped ({args.lang})",
-              "method": args.method, "n_samples": args.n_samples if args.method != "exact" else None,
+    n_lines = len(lines) - (1 if len(lines) > 1 and lines[-1] == "" else 0)  # no line after a final newline
+    result = {"lines": n_lines, **summary, "model": str(args.model) if args.model else f"shipped ({args.lang})",
+              "method": args.method, "n_samples": args.n_samples if args.method != "marginal" else None,
               "seconds": round(seconds, 3)}
-    done = f"{len(texts)} lines" + (f" ({summary['sentences']} sentences)" if "sentences" in summary else
+    done = f"{n_lines} lines" + (f" ({summary['sentences']} sentences)" if "sentences" in summary else
                                     f" ({summary['words']} words)")
     return emit_text(result, bom + "\n".join(texts), args.output, done)

@@ -8,7 +8,7 @@ from spacy_punctgen.model.features import ALL_TEMPLATES, DEFAULT_TEMPLATES
 from spacy_punctgen.cli import (bounded, check_output_dir, command, finite_float, non_negative_float,
                                 non_negative_int, positive_float, positive_int, seed_int, to_json)
 from spacy_punctgen.evaluation.metrics import require_sentences
-from spacy_punctgen.training.train import OPTIMIZERS, TrainConfig, parse_templates, train_model, with_parsed_trees
+from spacy_punctgen.training.train import TrainConfig, parse_templates, train_model, with_parsed_trees
 from spacy_punctgen.data.preprocess import load_split
 from spacy_punctgen.errors import Errors
 
@@ -42,9 +42,6 @@ def _arguments(p: argparse.ArgumentParser) -> None:
                    help="added to the initial 'keep' logits (0 = paper's plain N(0,1) start)")
     p.add_argument("--psi-lr-scale", type=non_negative_float, default=d.psi_lr_scale,
                    help="learning-rate multiplier for the channel parameters ψ")
-    p.add_argument("--grad-clip", type=non_negative_float, default=d.grad_clip, help="gradient-norm clipping (dense only)")
-    p.add_argument("--optimizer", choices=OPTIMIZERS, default=d.optimizer,
-                   help="θ's Adam: lazy = sparse steps on the features a batch uses (fast); dense = thinc")
     p.add_argument("--average", action="store_true", help="score and keep moving averages of the parameters")
     p.add_argument("--patience", type=non_negative_int, default=d.patience,
                    help="stop after this many epochs without a better dev perplexity (0 = never)")
@@ -76,8 +73,7 @@ def train_cli(args) -> dict:
     cfg = TrainConfig(channel=args.channel, direction=args.direction, epochs=args.epochs, lr=args.lr,
                       batch_size=args.batch_size, sentences_per_epoch=args.sentences_per_epoch,
                       xi=args.xi, l2=args.l2, seed=args.seed, theta_init=args.theta_init,
-                      psi_init=args.psi_init, psi_keep_bias=args.psi_keep_bias, psi_lr_scale=args.psi_lr_scale, grad_clip=args.grad_clip,
-                      optimizer=args.optimizer,
+                      psi_init=args.psi_init, psi_keep_bias=args.psi_keep_bias, psi_lr_scale=args.psi_lr_scale,
                       average=args.average, smooth_delta=args.smooth_delta,
                       patience=args.patience, max_seconds=args.max_seconds, min_count=args.min_count,
                       pairs_mode=args.pairs_mode, templates=templates, jobs=args.jobs,

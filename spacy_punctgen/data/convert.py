@@ -56,7 +56,7 @@ from spacy_punctgen.errors import Errors
 PathLike = Union[str, Path]
 
 
-def _clean(value: Optional[str]) -> str:
+def clean_field(value: Optional[str]) -> str:
     """A CoNLL-U field value: never empty, never with tabs or line breaks."""
     if value is None or value == "":
         return "_"
@@ -84,8 +84,8 @@ def write_punct_sentence(out: TextIO, ud: UDSentence) -> None:
     n = len(ud.forms)
     for i in range(n):
         misc = "_" if ud.space_after[i] or i == n - 1 else "SpaceAfter=No"
-        cols = [str(i + 1), _clean(ud.forms[i]), "_", _clean(ud.upos[i]), _clean(ud.xpos[i]), "_",
-                str(ud.heads[i]), _clean(ud.deprels[i]), "_", misc]
+        cols = [str(i + 1), clean_field(ud.forms[i]), "_", clean_field(ud.upos[i]), clean_field(ud.xpos[i]), "_",
+                str(ud.heads[i]), clean_field(ud.deprels[i]), "_", misc]
         out.write("\t".join(cols) + "\n")
     out.write("\n")
 
@@ -98,8 +98,8 @@ def write_depunct_sentence(out: TextIO, ps: PunctSentence, slots_comment: bool =
         out.write(f"# punct_slots = {json.dumps([list(s) for s in ps.slots], ensure_ascii=False)}\n")
     for i, word in enumerate(ps.words):
         head = ps.heads[i] + 1  # 0-based with -1 = root  ->  CoNLL-U 1-based with 0 = root
-        cols = [str(i + 1), _clean(word), "_", _clean(ps.upos[i]), _clean(ps.xpos[i]), "_",
-                str(head), _clean(ps.deprels[i]), "_", "_"]
+        cols = [str(i + 1), clean_field(word), "_", clean_field(ps.upos[i]), clean_field(ps.xpos[i]), "_",
+                str(head), clean_field(ps.deprels[i]), "_", "_"]
         out.write("\t".join(cols) + "\n")
     out.write("\n")
 

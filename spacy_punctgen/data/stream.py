@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import List, Optional, Sequence, TextIO, Tuple, Union
 
 from spacy_punctgen.data.conllu import read_conllu
-from spacy_punctgen.data.convert import SPLITS, _clean, cv_parts, heldout_indices
+from spacy_punctgen.data.convert import SPLITS, clean_field, cv_parts, heldout_indices
 from spacy_punctgen.data.preprocess import PunctSentence, detect_quote_xpos, preprocess_sentence
 from spacy_punctgen.errors import Errors
 
@@ -69,14 +69,14 @@ def write_stream_document(out: TextIO, doc_id: str, sentences: Sequence[PunctSen
     sentence); return its number of words."""
     words = [w.lower() if lower else w for ps in sentences for w in ps.words]
     out.write(f"# newdoc id = {doc_id}\n")
-    out.write(f"# sent_ids = {' '.join(_clean(ps.sent_id) for ps in sentences)}\n")
+    out.write(f"# sent_ids = {' '.join(clean_field(ps.sent_id) for ps in sentences)}\n")
     out.write(f"# text = {' '.join(' '.join(words).split())}\n")
     offset, k = 0, 0
     for ps in sentences:
         for i in range(len(ps.words)):
             head = 0 if ps.heads[i] < 0 else ps.heads[i] + 1 + offset
-            cols = [str(offset + i + 1), _clean(words[k]), "_", _clean(ps.upos[i]), _clean(ps.xpos[i]),
-                    "_", str(head), _clean(ps.deprels[i]), "_", "_"]
+            cols = [str(offset + i + 1), clean_field(words[k]), "_", clean_field(ps.upos[i]), clean_field(ps.xpos[i]),
+                    "_", str(head), clean_field(ps.deprels[i]), "_", "_"]
             out.write("\t".join(cols) + "\n")
             k += 1
         offset += len(ps.words)

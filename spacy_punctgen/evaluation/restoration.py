@@ -72,7 +72,7 @@ def evaluate_restore(model: PunctModel, test, parsed=None, method: str = "margin
     report = restoration_report(gold_slots(gold), pred)
     trees = "gold" if not paths else (paths[0] if len(paths) == 1 else paths)
     out = {"test": str(test), "trees": trees, "method": method,
-           "n_samples": n_samples if method != "exact" else None, "seed": seed,
+           "n_samples": n_samples if method != "marginal" else None, "seed": seed,
            **report, "n_omitted": stats.omitted_nonleaf + stats.omitted_empty,
            "decode_seconds": round(seconds, 3),
            "sentences_per_second": round(len(gold) / seconds, 2) if seconds > 0 else None}

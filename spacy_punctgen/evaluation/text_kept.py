@@ -33,18 +33,18 @@ LOOKAHEAD = 5
 
 def altered_words(text: str, restored: str) -> Dict[str, object]:
     """``{"words": n, "altered": k, "examples": [...]}``: how many whitespace-separated tokens of
-    ``text`` do not come back whole in ``restored`` (in order), and up to ten of them. Output
-    tokens of marks only are skipped; a word not found within :data:`LOOKAHEAD` output tokens is
-    altered (and the output is not advanced past it)."""
-    src = text.split()
-    out = [t for t in restored.split() if not _marks_only(t)]
+    ``text`` do not come back whole in ``restored`` (in order), and up to ten of them. An input
+    token not found within :data:`LOOKAHEAD` output tokens is altered (and the output is not
+    advanced past it); output tokens passed over must be marks only, or they count as extra."""
+    src, out = text.split(), restored.split()
     altered: List[str] = []
-    j = 0
+    j = extra = 0
     for word in src:
         hit = next((k for k in range(j, min(len(out), j + LOOKAHEAD)) if _kept(word, out[k])), None)
         if hit is None:
             altered.append(word)
         else:
+            extra += sum(1 for t in out[j:hit] if not _marks_only(t))  # words the output has and the input not
             j = hit + 1
-    return {"words": len(src), "altered": len(altered), "extra_output_tokens": len(out) - (len(src) - len(altered)),
-            "examples": altered[:10]}
+    extra += sum(1 for t in out[j:] if not _marks_only(t))
+    return {"words": len(src), "altered": len(altered), "extra_output_tokens": extra, "examples": altered[:10]}

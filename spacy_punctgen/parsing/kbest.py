@@ -25,7 +25,7 @@ Two ways in:
   would with that beam, and keeps the other analyses in ``doc.user_data[KBEST_KEY]``, where the
   ``punctgen`` component's restoration finds them (:func:`alternative_trees`) and decodes each
   sentence from the mixture of the analyses that are a tree of it
-  (:func:`restore_weighted_mixtures` for weights other than uniform).
+  (:func:`spacy_punctgen.decode.mixture.restore_weighted_mixtures` for weights other than uniform).
 """
 from __future__ import annotations
 
@@ -34,7 +34,7 @@ from typing import Dict, Iterable, Iterator, List, NamedTuple, Optional, Sequenc
 from spacy.language import Language
 from spacy.tokens import Doc
 
-from spacy_punctgen.data.preprocess import PunctSentence, is_punct
+from spacy_punctgen.data.preprocess import is_punct
 from spacy_punctgen.errors import Errors
 from spacy_punctgen.parsing.parser_samples import check_seed, check_temperature, sample_states, tree_of_state
 
@@ -342,27 +342,9 @@ def kbest_weighting(doc: Doc) -> Optional[str]:
 
 
 def check_weighting(weighting: str, method: str) -> str:
-    """``weighting`` one of :data:`WEIGHTINGS`; ``"beam"`` only with the ``"marginal"`` or
-    ``"exact"`` decoder (E099)."""
-    if weighting not in WEIGHTINGS or (weighting == "beam" and method not in ("marginal", "exact")):
+    """``weighting`` one of :data:`WEIGHTINGS`; ``"beam"`` only with the ``"marginal"`` decoder (E099)."""
+    if weighting not in WEIGHTINGS or (weighting == "beam" and method != "marginal"):
         raise ValueError(Errors.E099.format(problem=f"kbest_weights must be one of {WEIGHTINGS} ('beam' with "
-                                                    f"restore_method 'marginal' or 'exact'), not {weighting!r} "
+                                                    f"restore_method 'marginal'), not {weighting!r} "
                                                     f"(restore_method {method!r})"))
     return weighting
-
-
-def restore_weighted_mixtures(model, tree_sets: Sequence[Sequence[PunctSentence]],
-                              weights: Sequence[Sequence[float]], empty_weight: float = 1.0):
-    """Per-slot MBR punctuation of each sentence under the *weighted* mixture
-    ``p(x_i) = Σ_j w_j p(x_i | T_j)`` of its trees (``weights[k]``: sentence ``k``'s, one per
-    tree, >= 0 and not all 0; normalised here; E099 otherwise), decoded as the ``marginal``
-    decoder decodes the uniform mixture (:func:`decode.exact.marginal_choices` with ``weights``:
-    the same pruning, candidates and support, in compiled code; trees of weight 0 are not read).
-    Equal weights give :func:`decode.mbr.restore_mixtures`' choices; all the weight on one tree,
-    that tree's own.  ``empty_weight``: the empty string's weight in the risk
-    (:func:`decode.mbr.risk_weights`)."""
-    from spacy_punctgen.decode import mbr
-
-    empty_weight = mbr.check_empty_weight(empty_weight)
-    prior_sets, channel = mbr.mixture_priors(model, [list(ts) for ts in tree_sets])
-    return mbr._marginal(model, prior_sets, channel, empty_weight, weights)

@@ -17,9 +17,9 @@ depunctuated (:mod:`doc_convert`) and, depending on ``mode``:
   finite even where a poor parse makes the punctuation impossible under ``p`` (whose
   ``underlying`` entries are then None).  It costs a second, smoothed DP pass (most of the
   analysis' time when it was computed eagerly), so it is computed when first read, by the
-  component that analysed the Doc (with its model at that time), and then kept in the Doc: a
-  Doc that goes through ``to_bytes`` (``nlp.pipe(..., n_process=2)`` does) or ``copy`` keeps it,
-  or computes it on first read wherever that component is loaded (E017 elsewhere).
+  component that analysed the Doc (with its model at that time), and then kept in the Doc; a
+  Doc that is serialised (``to_bytes``; ``nlp.pipe(..., n_process=2)`` does it) or copied carries
+  it as a number (:mod:`.extensions`).
 
 Marks the model never saw in training (and a mark written ``^``, the model's own start symbol):
 the slot that holds one gets ``underlying`` None (the model has no account of it); the rest of

@@ -33,7 +33,8 @@ from spacy_punctgen.decode.mbr import SlotChoice, check_empty_weight, restore_mi
 from spacy_punctgen.decode.render import DASHES, OPENING, gap_marks, render_text
 from spacy_punctgen.data.preprocess import PunctSentence, preprocess_sentence
 from spacy_punctgen.errors import Errors
-from spacy_punctgen.parsing.kbest import alternative_trees, check_weighting, kbest_weighting, restore_weighted_mixtures
+from spacy_punctgen.decode.mixture import restore_weighted_mixtures
+from spacy_punctgen.parsing.kbest import alternative_trees, check_weighting, kbest_weighting
 from spacy_punctgen.pipeline.doc_convert import punct_sentences
 
 #: languages written without spaces between words: marks may go between any two words
@@ -125,7 +126,7 @@ def decode_tree_sets(model, tree_sets: List[List[Any]], weights: List[List[float
     over the trees kept (``"beam"``)."""
     method, ew = settings.method, check_empty_weight(settings.empty_weight, settings.method)
     check_weighting(weighting, method)
-    deterministic = method in ("marginal", "exact")
+    deterministic = method == "marginal"
     if all(len(ts) == 1 for ts in tree_sets):
         trees = [ts[0] for ts in tree_sets]
         if deterministic:

@@ -26,11 +26,11 @@ def dedupe(slot: np.ndarray, idx: np.ndarray, grad: np.ndarray) -> Tuple[np.ndar
 
 def adam_step(opt: LazyAdam, theta: np.ndarray, idx: np.ndarray, grad: np.ndarray, l2: float = 0.0) -> None:
     """One step of ``opt`` as :meth:`LazyAdam.step` takes it (repeated ids summed), in place."""
-    idx, g64 = dedupe(opt._slot, np.asarray(idx, dtype=np.int64), np.asarray(grad, dtype=np.float64))
+    idx, g64 = dedupe(opt.dedupe_slots, np.asarray(idx, dtype=np.int64), np.asarray(grad, dtype=np.float64))
     opt.t += 1
     t = opt.t
-    if t + 1 >= opt._rate.size:
-        opt._tables(2 * opt._rate.size)
+    if t + 1 >= opt.rate.size:
+        opt.grow_tables(2 * opt.rate.size)
     eps = np.float32(opt.eps)
     last = opt.last[idx].astype(np.int64)
     gap = t - 1 - last  # steps with zero data gradient since the feature was current
@@ -38,10 +38,10 @@ def adam_step(opt: LazyAdam, theta: np.ndarray, idx: np.ndarray, grad: np.ndarra
     m, v = S[:, 0], S[:, 1]
     th = theta[idx]
     # catch up over the gap: momentum drift, moment decay
-    th -= opt._rate[last + 1] * opt._geo[gap] * m / (np.sqrt(v) + eps)
+    th -= opt.rate[last + 1] * opt.geo[gap] * m / (np.sqrt(v) + eps)
     th_gap = th.copy() if opt.average else None
-    m *= opt._pow1[gap]
-    v *= opt._pow2[gap]
+    m *= opt.pow1[gap]
+    v *= opt.pow2[gap]
     # this step: data gradient + the L2 gradients owed since `last` (θ was constant)
     g = g64.astype(np.float32)
     g += np.float32(2.0 * l2) * (gap + 1).astype(np.float32) * th
@@ -49,12 +49,12 @@ def adam_step(opt: LazyAdam, theta: np.ndarray, idx: np.ndarray, grad: np.ndarra
     m += np.float32(1.0 - opt.b1) * g
     v *= np.float32(opt.b2)
     v += np.float32(1.0 - opt.b2) * g * g
-    th -= opt._rate[t] * m / (np.sqrt(v) + eps)
+    th -= opt.rate[t] * m / (np.sqrt(v) + eps)
     theta[idx] = th
     if opt.average:  # the gap's decays toward the caught-up θ, then this step's
         ema = S[:, 2]
-        keep = np.exp(opt._log_keep[t - 1] - opt._log_keep[last]).astype(np.float32)
+        keep = np.exp(opt.log_keep[t - 1] - opt.log_keep[last]).astype(np.float32)
         ema -= (ema - th_gap) * (np.float32(1.0) - keep)
-        ema -= np.float32(1.0 - opt._decay[t]) * (ema - th)
+        ema -= np.float32(1.0 - opt.decay[t]) * (ema - th)
     opt.state[idx] = S
     opt.last[idx] = t

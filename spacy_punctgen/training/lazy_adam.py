@@ -25,7 +25,7 @@ except for the momentum drift, so the window's decays are applied at once
 
 Parameters, moments and averages are float32 like thinc's; step arithmetic is
 float64 and then stored.  Everything is deterministic.  The step runs in the compiled
-``_train.adam_step`` (the same float32 operations in the same order as the NumPy
+``kernels.adam_step`` (the same float32 operations in the same order as the NumPy
 formulation kept as the reference in :mod:`spacy_punctgen.testing.numpy_adam`:
 bit-identical results).
 """
@@ -36,7 +36,7 @@ from typing import Optional
 
 import numpy as np
 
-from spacy_punctgen.inference import _train
+from spacy_punctgen.inference import kernels
 from spacy_punctgen.errors import Errors
 
 
@@ -54,9 +54,9 @@ class LazyAdam:
         # step up to which each feature is current (int32: 2^31 steps is far beyond any run)
         self.last = np.zeros(size, dtype=np.int32)
         self._slot_arr: Optional[np.ndarray] = None  # scratch for de-duplicating ids (on demand)
-        self._tables(1024)
+        self.grow_tables(1024)
 
-    def _tables(self, n: int) -> None:
+    def grow_tables(self, n: int) -> None:
         """Per-step constants for steps/gaps 0..n-1 (lookups are much cheaper than array powers)."""
         k = np.arange(n, dtype=np.float64)
         r = self.b1 / math.sqrt(self.b2)
@@ -66,15 +66,15 @@ class LazyAdam:
         with np.errstate(divide="ignore", invalid="ignore"):
             rate = self.lr * np.sqrt(1.0 - pow2) / (1.0 - pow1)  # thinc's bias correction
         rate[0] = 0.0
-        self._pow1, self._pow2 = pow1.astype(np.float32), pow2.astype(np.float32)
-        self._geo, self._rate = geo.astype(np.float32), rate.astype(np.float32)
+        self.pow1, self.pow2 = pow1.astype(np.float32), pow2.astype(np.float32)
+        self.geo, self.rate = geo.astype(np.float32), rate.astype(np.float32)
         d = np.minimum(0.9999, (1.0 + k) / (10.0 + k))  # thinc's averaging decay at step k
         d[0] = 1.0
-        self._decay = d
-        self._log_keep = np.cumsum(np.log(d))  # log Π_{s≤k} d_s
+        self.decay = d
+        self.log_keep = np.cumsum(np.log(d))  # log Π_{s≤k} d_s
 
     @property
-    def _slot(self) -> np.ndarray:
+    def dedupe_slots(self) -> np.ndarray:
         if self._slot_arr is None:
             self._slot_arr = np.full(self.last.size, -1, dtype=np.int32)
         return self._slot_arr
@@ -88,13 +88,13 @@ class LazyAdam:
         idx = np.ascontiguousarray(idx, dtype=np.int64)
         grad = np.ascontiguousarray(grad, dtype=np.float64)
         if not unique:
-            idx, grad = _train.dedupe(idx, grad, self._slot)
+            idx, grad = kernels.dedupe(idx, grad, self.dedupe_slots)
         self.t += 1
         t = self.t
-        if t + 1 >= self._rate.size:
-            self._tables(2 * self._rate.size)
-        return _train.adam_step(theta, self.state, self.last, idx, grad, t, self._rate, self._geo,
-                         self._pow1, self._pow2, self._log_keep, self._decay,
+        if t + 1 >= self.rate.size:
+            self.grow_tables(2 * self.rate.size)
+        return kernels.adam_step(theta, self.state, self.last, idx, grad, t, self.rate, self.geo,
+                         self.pow1, self.pow2, self.log_keep, self.decay,
                          self.b1, self.b2, self.eps, float(l2), self.average)
 
     def sync(self, theta: np.ndarray, chunk: int = 1 << 20) -> None:
@@ -108,11 +108,11 @@ class LazyAdam:
             gap = t - last
             S = self.state[sl]  # a view: updated in place
             m, v, th = S[:, 0], S[:, 1], theta[sl]
-            th -= self._rate[last + 1] * self._geo[gap] * m / (np.sqrt(v) + eps)
-            m *= self._pow1[gap]
-            v *= self._pow2[gap]
+            th -= self.rate[last + 1] * self.geo[gap] * m / (np.sqrt(v) + eps)
+            m *= self.pow1[gap]
+            v *= self.pow2[gap]
             if self.average:
-                keep = np.exp(self._log_keep[t] - self._log_keep[last]).astype(np.float32)
+                keep = np.exp(self.log_keep[t] - self.log_keep[last]).astype(np.float32)
                 ema = S[:, 2]
                 ema -= (ema - th) * (np.float32(1.0) - keep)
             self.last[sl] = t

@@ -3,11 +3,11 @@
 Why these choices: the paper trains with Adam (lr 0.07, batches of 5, 400
 sentences per "epoch", 30 epochs, L2), tuned per language on dev; we expose all
 of them, plus full-pass epochs.  Parameters stay float32, every DP quantity is
-float64.  The optimizer (``--optimizer``) is by default :class:`.lazy_adam.LazyAdam`:
-θ has millions of weights and a 5-sentence batch uses a few percent of them, so
-thinc's dense ``Adam`` (``--optimizer dense``, kept for comparison) spent most of
-an epoch updating weights whose data gradient was zero; the lazy one applies those
-steps in closed form when a weight is next used (see its module).  After each epoch the dev per-slot perplexity is
+float64.  The optimizer is :class:`.lazy_adam.LazyAdam`: θ has millions of weights and a
+5-sentence batch uses a few percent of them, so thinc's dense ``Adam`` spent most of an epoch
+updating weights whose data gradient was zero; the lazy one applies those steps in closed form
+when a weight is next used (see its module; ``tests/training/test_lazy_adam.py`` checks it
+against thinc's).  After each epoch the dev per-slot perplexity is
 computed and the best parameters so far are kept.  The channel direction is a
 hyperparameter: ``--direction auto`` trains an L2R and an R2L model and keeps
 the one with the better dev perplexity (in parallel processes with ``--jobs 2``).
@@ -49,8 +49,6 @@ from spacy_punctgen.errors import Errors
 logger = spacy_logger.getChild("punctgen")
 
 
-OPTIMIZERS = ("lazy", "dense")
-
 
 @dataclass
 class TrainConfig(ModelSettings):
@@ -64,8 +62,6 @@ class TrainConfig(ModelSettings):
     l2: float = 1.0
     seed: int = 0
     theta_init: float = 0.0  # std of θ's initial N(0, ·) (paper: 1)
-    grad_clip: float = 0.0  # thinc's gradient-norm clipping (dense optimizer only); 0 = off
-    optimizer: str = "lazy"  # θ's optimizer: lazy (sparse, see lazy_adam.py) | dense (thinc Adam)
     average: bool = False  # evaluate / keep thinc's moving averages of the parameters
     patience: int = 0  # stop after this many epochs without a better dev perplexity; 0 = never
     max_seconds: float = 0.0  # stop before an epoch that would end past this training time; 0 = never
@@ -123,22 +119,12 @@ def train_one(model: PunctModel, train: Sequence[Prepared], dev: Sequence[Prepar
 
     Returns the model and a history dict.
     """
-    if cfg.optimizer not in OPTIMIZERS:
-        raise ValueError(Errors.E561.format(optimizers=OPTIMIZERS, optimizer=cfg.optimizer))
-    if cfg.optimizer == "lazy" and cfg.grad_clip:
-        raise ValueError(Errors.E562)
     rng = np.random.default_rng(cfg.seed + 1)
-    if cfg.optimizer == "lazy":  # one implementation for θ (sparse steps) and ψ (every entry, every step)
-        opt = None
-        lazy = LazyAdam(model.n_features, cfg.lr, average=cfg.average)
-        lazy_psi = LazyAdam(model.psi.size, cfg.lr * cfg.psi_lr_scale, average=cfg.average)
-        model.psi = np.ascontiguousarray(model.psi)  # stepped in place through a flat view
-        psi_all = np.arange(model.psi.size, dtype=np.int64)
-    else:
-        from thinc.api import Adam
-
-        opt = Adam(cfg.lr, L2=0.0, grad_clip=cfg.grad_clip, use_averages=cfg.average)
-        lazy = lazy_psi = None
+    # one implementation for θ (sparse steps) and ψ (every entry, every step)
+    lazy = LazyAdam(model.n_features, cfg.lr, average=cfg.average)
+    lazy_psi = LazyAdam(model.psi.size, cfg.lr * cfg.psi_lr_scale, average=cfg.average)
+    model.psi = np.ascontiguousarray(model.psi)  # stepped in place through a flat view
+    psi_all = np.arange(model.psi.size, dtype=np.int64)
     N = len(train)
     per_epoch = N if cfg.sentences_per_epoch <= 0 else min(cfg.sentences_per_epoch, N)
     order = rng.permutation(N)
@@ -170,23 +156,15 @@ def train_one(model: PunctModel, train: Sequence[Prepared], dev: Sequence[Prepar
         # pass over θ per batch cost as much as the rest of the step)
         # (NumPy reductions, not BLAS: a threaded BLAS call leaves its threads spinning on the
         # other cores, which cost more CPU than the whole step)
-        theta_sq = _sum_sq(model.theta) if lazy is not None else None
+        theta_sq = _sum_sq(model.theta)
         for a in range(0, per_epoch, cfg.batch_size):
             batch = [train[i] for i in idx[a:a + cfg.batch_size]]
             l2 = cfg.l2 * len(batch) / N
             res = model.objective_and_gradient(batch, l2=l2, xi=cfg.xi, sparse=True, theta_sq=theta_sq)
             # minimise −objective: gradient 2ς'θ − Σ data part
-            if lazy is not None:
-                theta_sq += lazy.step(model.theta, res.theta_idx, -res.theta_val, l2=l2, unique=True)
-            else:
-                g = model.theta * np.float32(2.0 * l2)
-                np.add.at(g, res.theta_idx, (-res.theta_val).astype(np.float32))
-                model.theta, _ = opt((1, "theta"), model.theta, g)
-            if full and lazy_psi is not None:  # L2 already inside grad_psi
+            theta_sq += lazy.step(model.theta, res.theta_idx, -res.theta_val, l2=l2, unique=True)
+            if full:  # L2 already inside grad_psi
                 lazy_psi.step(model.psi.reshape(-1), psi_all, -res.grad_psi.ravel(), unique=True)
-            elif full:
-                gpsi = (-res.grad_psi).astype(np.float32)
-                model.psi, _ = opt((2, "psi"), model.psi, gpsi, lr_scale=cfg.psi_lr_scale)
             tot_obj += res.objective
             tot_ll += res.loglik
             tot_unm += res.expected_unmatched
@@ -206,19 +184,14 @@ def train_one(model: PunctModel, train: Sequence[Prepared], dev: Sequence[Prepar
             "seconds": round(t_epoch, 3),  # wall clock of the training pass (no dev evaluation)
             "cpu_seconds": round(c_epoch, 3),  # CPU time of this process in that pass
         }
-        if lazy is not None:
-            lazy.sync(model.theta)
-            lazy_psi.sync(model.psi.reshape(-1))
+        lazy.sync(model.theta)
+        lazy_psi.sync(model.psi.reshape(-1))
         if dev:
             live = (model.theta, model.psi)
-            if cfg.average and lazy is not None:  # score (and keep) the moving averages
+            if cfg.average:  # score (and keep) the moving averages
                 model.theta = lazy.averages(model.theta)
                 if full:
                     model.psi = lazy_psi.averages(model.psi.reshape(-1)).reshape(model.psi.shape)
-            elif cfg.average:
-                model.theta = opt.averages[(1, "theta")].copy()
-                if full:
-                    model.psi = opt.averages[(2, "psi")].copy()
             dres = model.perplexity(dev)
             rec["dev_perplexity_per_slot"] = dres["perplexity_per_slot"]
             rec["dev_impossible"] = dres["n_impossible"]

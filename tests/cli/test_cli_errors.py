@@ -166,7 +166,7 @@ def test_train_model_refuses_to_choose_a_direction_without_dev():
 
     train, _ = preprocess_file(TRAIN)
     with pytest.raises(ValueError, match="E563"):
-        train_model(train[:20], [], TrainConfig(epochs=0, direction="auto", progress=False))
+        train_model(train[:20], [], TrainConfig(psi_keep_bias=0.0, psi_lr_scale=1.0, epochs=0, direction="auto", progress=False))
 
 
 def test_undefined_figures_are_json_null(tmp_path, capsys):
@@ -225,7 +225,7 @@ def test_evaluate_restore_refuses_a_negative_limit_in_the_library_too():
 
 
 # --------------------------------------------------------- item 13: byte-order mark
-def test_restore_drops_a_byte_order_mark(tmp_path, capsys, parser_dir):
+def test_restore_keeps_a_byte_order_mark_where_it_was(tmp_path, capsys, parser_dir):
     src = tmp_path / "bom.txt"
     src.write_bytes("\ufeffwhen I came he left\nshe stayed\n".encode("utf-8"))
     code, out, err = run(capsys, "restore", src, "--parser", parser_dir, "--model", MODEL, "--n-samples", "50",
@@ -233,6 +233,12 @@ def test_restore_drops_a_byte_order_mark(tmp_path, capsys, parser_dir):
     assert code == 0, err
     texts = strict_json(out[-1])["texts"]
     assert len(texts) == 2 and not any("\ufeff" in t for t in texts)
+    written = tmp_path / "out.txt"
+    code, _, err = run(capsys, "restore", src, "--parser", parser_dir, "--model", MODEL, "--n-samples", "50",
+                       "-o", written)
+    assert code == 0, err
+    got = written.read_bytes().decode("utf-8")
+    assert got.startswith("\ufeffwhen") and got.count("\ufeff") == 1 and got.endswith("\n")
     assert texts[0].startswith("when") or texts[0][1:].startswith("when"), texts  # maybe an opening mark
 
 

@@ -16,7 +16,7 @@ from cli_helpers import refused, run
 
 from spacy_punctgen.cli import restore as restore_cmd
 from spacy_punctgen.data.conllu import read_conllu
-from spacy_punctgen.pipeline.load import shipped_parser_path
+from spacy_punctgen.api.load import shipped_parser_path
 from spacy_punctgen.pipeline.shipped import default_model_path
 from spacy_punctgen.testing.env import package_env
 
@@ -163,7 +163,7 @@ def truecaser_dir(tmp_path_factory):
     from spacy.tokens import Doc
     from spacy.training import Example
 
-    import spacy_punctgen.pipeline.truecase  # noqa: F401  (registers the factory)
+    import spacy_punctgen.truecasing.truecaser  # noqa: F401  (registers the factory)
 
     nlp = spacy.blank("en")
     nlp.add_pipe("punctgen_truecase")

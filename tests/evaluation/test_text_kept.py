@@ -14,3 +14,8 @@ def test_inserted_dash_tokens_are_allowed_and_lost_characters_counted():
 
 def test_a_dropped_word_is_counted():
     assert altered_words("one two three", "one, three.")["altered"] == 1
+
+
+def test_tokens_of_marks_in_the_input_are_words_too():
+    assert altered_words("a & b ... c", "a & b..., ... c.")["altered"] == 0
+    assert altered_words("a & b", "a b")["altered"] == 1

@@ -130,7 +130,7 @@ flag_values = st.one_of(st.integers(1, 30).map(str), st.integers(1, 30).map(str)
                         st.sampled_from(["0", "-1", "1e3", "nan", "inf", "-inf", "", "abc", "1.5", "0.5", "4294967296",
                                          "100001", "0x10", " 3", "٣", "1_000", "--json"]))
 fractions = st.one_of(st.floats(-1, 2).map(repr), st.sampled_from(["0", "1", "nan", "inf", "x", "1e-9"]))
-methods = st.sampled_from(["slot"] * 4 + ["sample"] * 2 + ["exact"] * 2 + ["mbr", ""])
+methods = st.sampled_from(["slot"] * 4 + ["sample"] * 2 + ["marginal"] * 2 + ["exact", "mbr", ""])
 output_kinds = st.sampled_from(["new", "nested", "dir", "file", "under_file", "stdout"])
 
 

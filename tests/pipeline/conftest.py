@@ -18,7 +18,7 @@ def model_dir(tmp_path_factory):
     """A punctgen model (two epochs, right to left) of the sample's training split, on disk."""
     train, _ = preprocess_file(SAMPLE / "en_sample-ud-train.conllu")
     dev, _ = preprocess_file(SAMPLE / "en_sample-ud-dev.conllu")
-    cfg = TrainConfig(epochs=2, sentences_per_epoch=0, direction="r2l", progress=False)
+    cfg = TrainConfig(psi_keep_bias=0.0, psi_lr_scale=1.0, epochs=2, sentences_per_epoch=0, direction="r2l", progress=False)
     model, _ = train_model(train, dev, cfg)
     out = tmp_path_factory.mktemp("model")
     model.to_disk(out)

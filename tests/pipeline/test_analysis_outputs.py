@@ -27,7 +27,10 @@ SAMPLE = ROOT / "assets" / "sample"
 EWT = ROOT.parent / "shared" / "ud" / "en_ewt"
 PARSER = ROOT / "spacy_punctgen" / "models" / "en_ewt_parser"
 
-SAMPLE_DIGEST = "2385764c097733a0e86b089a06757bbd39183b937f9b5a522ef5254a36bfc7e7"
+# made again with the code of f44239c (the last before the pipeline wing was split) under spaCy
+# 3.8.18 / thinc 8.3.14 / numpy 2.4.6, whose shipped parser gives other trees than the versions
+# the first digest was made under
+SAMPLE_DIGEST = "7ae06b3de8e67734cf81161e2618e50a3a11d821c81df40ba5006ecbfba17d9b"
 EWT_DEV_DIGEST = "9711e3b0e18d97d8e29f5608e55bdc6aa0dffc8366bf5a11ec2bea043997ef9b"
 
 

@@ -168,7 +168,7 @@ def test_pickled_pipeline_predicts_the_same(nlp, gold_docs):
 
 
 @pytest.mark.parametrize("setting,name", [({"mode": "guess"}, "mode"), ({"restore_method": "greedy"}, "restore_method"),
-                                          ({"n_samples": 0}, "n_samples"), ({"repunctuate": "yes"}, "repunctuate"),
+                                          ({"n_samples": 0}, "n_samples"),
                                           ({"model_settings": {"channel": "fst"}}, "channel"),
                                           ({"model_settings": {"chanel": "full"}}, "model_settings")])
 def test_bad_settings_are_clear_errors(setting, name):

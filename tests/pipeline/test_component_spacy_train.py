@@ -78,7 +78,7 @@ def punct_model_dir(tmp_path_factory):
 
     train, _ = preprocess_file(SAMPLE / "en_sample-ud-train.conllu")
     dev, _ = preprocess_file(SAMPLE / "en_sample-ud-dev.conllu")
-    model, _ = train_model(train, dev, TrainConfig(epochs=2, sentences_per_epoch=0, direction="r2l",
+    model, _ = train_model(train, dev, TrainConfig(psi_keep_bias=0.0, psi_lr_scale=1.0, epochs=2, sentences_per_epoch=0, direction="r2l",
                                                    progress=False))
     return model.to_disk(tmp_path_factory.mktemp("punct_model"))
 

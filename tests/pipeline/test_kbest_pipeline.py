@@ -10,7 +10,8 @@ from spacy.tokens import Doc
 import spacy_punctgen
 from spacy_punctgen.decode.mbr import restore_mixtures, restore_sentences
 from spacy_punctgen.pipeline.doc_convert import punct_sentences
-from spacy_punctgen.parsing.kbest import KBEST_COMPONENT, KBEST_KEY, alternative_trees, restore_weighted_mixtures
+from spacy_punctgen.decode.mixture import restore_weighted_mixtures
+from spacy_punctgen.parsing.kbest import KBEST_COMPONENT, KBEST_KEY, alternative_trees
 from spacy_punctgen.api.load import shipped_parser_path
 from spacy_punctgen.parsing.words import WORDS_COMPONENT, keep_words_whole
 from spacy_punctgen.pipeline.shipped import restore_model_path

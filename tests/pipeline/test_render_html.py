@@ -351,7 +351,7 @@ def test_without_a_model_the_edits_are_still_found(analysed):
 
 def test_restore_mode_docs(gold_docs):
     nlp = spacy.blank("en")
-    nlp.add_pipe("punctgen", config={"mode": "restore", "restore_method": "exact"})
+    nlp.add_pipe("punctgen", config={"mode": "restore", "restore_method": "marginal"})
     docs = [nlp(doc) for doc in gold_docs(nlp, n=6)]
     ren = render(docs, model=nlp.get_pipe("punctgen"))
     entries = [e for doc in docs for e in doc._.restored_punct]

@@ -24,7 +24,7 @@ TEST = SAMPLE / "en_sample-ud-test.conllu"
 def model_dir(tmp_path_factory):
     train, _ = preprocess_file(SAMPLE / "en_sample-ud-train.conllu")
     dev, _ = preprocess_file(SAMPLE / "en_sample-ud-dev.conllu")
-    model, _ = train_model(train, dev, TrainConfig(epochs=2, sentences_per_epoch=0, direction="r2l",
+    model, _ = train_model(train, dev, TrainConfig(psi_keep_bias=0.0, psi_lr_scale=1.0, epochs=2, sentences_per_epoch=0, direction="r2l",
                                                    progress=False, jobs=1))
     out = tmp_path_factory.mktemp("model")
     model.to_disk(out)
@@ -102,10 +102,10 @@ def test_restore_cli_end_to_end(model_dir, parser_dir, tmp_path, capsys):
     # file output, and the method flag
     dest = tmp_path / "out.txt"
     rc = main(["restore", str(src), "--parser", str(parser_dir), "--model", str(model_dir),
-               "--method", "exact", "--output", str(dest), "--json"])
+               "--method", "marginal", "--output", str(dest), "--json"])
     assert rc == 0
     assert len(dest.read_text(encoding="utf-8").splitlines()) == 6
-    assert json.loads(capsys.readouterr().out.strip().splitlines()[-1])["method"] == "exact"
+    assert json.loads(capsys.readouterr().out.strip().splitlines()[-1])["method"] == "marginal"
 
 
 def test_restore_cli_errors(model_dir, tmp_path, capsys):

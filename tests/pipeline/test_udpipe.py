@@ -55,7 +55,7 @@ def nlp(tmp_path_factory):
     nlp = spacy_udpipe.load_from_path(lang="en", path=str(train_tiny_udpipe(tmp / "en_tiny.udpipe")))
     train, _ = preprocess_file(SAMPLE / "en_sample-ud-train.conllu")
     dev, _ = preprocess_file(SAMPLE / "en_sample-ud-dev.conllu")
-    model, _ = train_model(train, dev, TrainConfig(epochs=1, sentences_per_epoch=0, direction="r2l",
+    model, _ = train_model(train, dev, TrainConfig(psi_keep_bias=0.0, psi_lr_scale=1.0, epochs=1, sentences_per_epoch=0, direction="r2l",
                                                    progress=False))
     nlp.add_pipe("punctgen", config={"model": str(model.to_disk(tmp / "punct"))})
     return nlp

@@ -1,4 +1,7 @@
-"""``project.yml``: structure checks (fast) and the whole sample workflow end to end (slow)."""
+"""``project.yml`` and the studies' ``experiments/<study>/project.yml``: structure checks (fast) and
+the whole sample workflow end to end (slow). The checks read every project file as one project, each
+study command as it runs (in the repository root, ``experiments/at_root.py``), so they are the checks
+of the single project.yml the files were split from."""
 import json
 import os
 import shlex
@@ -15,6 +18,7 @@ from spacy_punctgen.data.conllu import find_split
 
 ROOT = Path(__file__).resolve().parents[2]
 PROJECT = ROOT / "project.yml"
+AT_ROOT = "python ../at_root.py "
 STEPS = ["preprocess", "train-parser", "train-parser-punct", "evaluate-parser", "parse-test", "train", "evaluate",
          "package"]
 WORKFLOWS = {
@@ -44,6 +48,12 @@ WORKFLOWS = {
     "correction": ["correct-train", "correct-eval", "correct-table"],
     "rephrasing": ["rephrase-eval", "rephrase-table"],
 }
+#: the studies' files that hold these workflows (experiments/<study>/project.yml); studies added
+#: since have their own checks (test_project_files.py)
+#: the workflows of the core project.yml (the shipped models); the others are studies
+CORE = ["all", "stream", "stream-model", "packages"]
+STUDIES = [p for p in sorted((ROOT / "experiments").glob("*/project.yml"))
+           if set(srsly.read_yaml(p).get("workflows", {})) & (set(WORKFLOWS) - set(CORE))]
 #: commands run by hand, in no workflow: ship-parser replaces the package's shipped parser; resume-parser-stream is its second training stage
 BY_HAND = ["ship-parser", "ship-truecaser", "resume-parser-stream"]
 # The order the workflows are run in (docs/workflow.md): each one reads what the earlier ones wrote.
@@ -53,16 +63,45 @@ DEV_AS_TRAIN = {"ud_dir": "../shared/ud/es_ancora_ud14", "treebank": "es_ancora_
                 "protocol": "dev-as-train"}
 
 
+def _rooted(command: dict) -> dict:
+    """A study's command as the repository root sees it: its script lines as ``at_root.py`` runs
+    them there, its deps and outputs (relative to ``experiments/<study>/``) relative to the root."""
+    assert all(line.startswith(AT_ROOT) for line in command["script"]), command["name"]
+    out = dict(command, script=[line[len(AT_ROOT):] for line in command["script"]])
+    for key in ("deps", "outputs"):
+        assert all(p.startswith("../../") for p in command.get(key, [])), (command["name"], key)
+        out[key] = [p[len("../../"):] for p in command.get(key, [])]
+    return out
+
+
+def raw_projects():
+    """Every project file unresolved, merged: vars, workflows, commands (as the root sees them)."""
+    merged = {"vars": {}, "workflows": {}, "commands": []}
+    for path in [PROJECT, *STUDIES]:
+        raw = srsly.read_yaml(path)
+        merged["vars"].update(raw["vars"])
+        merged["workflows"].update(raw.get("workflows", {}))
+        merged["commands"] += [c if path == PROJECT else _rooted(c) for c in raw["commands"]]
+    return merged
+
+
 def substituted(**vars_):
-    """project.yml with its variables substituted (weasel's own code; creates no directories)."""
+    """Every project file with its variables substituted (weasel's own code; creates no directories),
+    merged into one project whose study commands are seen from the root (``_rooted``)."""
     from weasel.schemas import ProjectConfigSchema, validate
     from weasel.util.config import substitute_project_variables
 
-    config = srsly.read_yaml(PROJECT)
-    assert validate(ProjectConfigSchema, config) == []
-    config = substitute_project_variables(config, {f"vars.{k}": v for k, v in vars_.items()})
-    config["vars"].update(vars_)  # weasel overrides the values it substitutes, not this copy
-    return config
+    merged = {"vars": {}, "workflows": {}, "commands": [], "assets": []}
+    for path in [PROJECT, *STUDIES]:
+        config = srsly.read_yaml(path)
+        assert validate(ProjectConfigSchema, config) == []
+        config = substitute_project_variables(config, {f"vars.{k}": v for k, v in vars_.items()})
+        merged["vars"].update(config["vars"])
+        merged["workflows"].update(config.get("workflows", {}))
+        merged["commands"] += [c if path == PROJECT else _rooted(c) for c in config["commands"]]
+        merged["assets"] += config.get("assets", [])
+    merged["vars"].update(vars_)  # weasel overrides the values it substitutes, not this copy
+    return merged
 
 
 def _norm(path: str) -> PurePosixPath:
@@ -75,9 +114,12 @@ def _under(path: str, folder: str) -> bool:
 
 
 def test_project_yml_parses_with_the_documented_vars():
-    raw = srsly.read_yaml(PROJECT)
+    core = srsly.read_yaml(PROJECT)
     for key in ("lang", "treebank", "ud_repo", "ud_version", "ud_dir", "gpu", "max_steps"):
-        assert key in raw["vars"], key
+        assert key in core["vars"], key
+    assert list(core["workflows"]) == CORE
+    assert not any("assets" in srsly.read_yaml(path) for path in STUDIES)  # the UD asset is the core's
+    raw = raw_projects()
     assert raw["workflows"] == WORKFLOWS
     assert sorted(c["name"] for c in raw["commands"]) == sorted([n for w in WORKFLOWS.values() for n in w] + BY_HAND)
     # the default runs on the shipped sample

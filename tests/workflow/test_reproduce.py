@@ -4,7 +4,6 @@ import shlex
 from pathlib import Path
 
 import pytest
-import srsly
 
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -17,14 +16,10 @@ def rp(load_script):
     return load_script("reproduce")
 
 
-def _project():
-    return srsly.read_yaml(ROOT / "project.yml")
-
-
 def test_shipped_plan_covers_every_primary_treebank_with_known_vars(rp):
     plan = rp.load_plan(ROOT / "configs" / "treebanks.yml")
     assert set(plan) == PRIMARY
-    known = set(_project()["vars"])
+    known = set(rp.load_projects()[0]["vars"])
     for name, entry in plan.items():
         assert set(entry["vars"]) <= known, (name, set(entry["vars"]) - known)
         # treebanks without a UD train split are trained on dev (../shared/ud/README.md)
@@ -35,7 +30,7 @@ def test_shipped_plan_covers_every_primary_treebank_with_known_vars(rp):
 
 
 def test_commands_are_project_steps_in_workflow_order(rp):
-    project = _project()
+    project = rp.load_projects()[0]
     steps = set(project["workflows"]) | {c["name"] for c in project["commands"]}
     entry = {"vars": {"lang": "hi", "protocol": "dev-as-train", "punctgen_gold_preproc": True},
              "seeds": [3, 1], "degraded": [0.5]}
@@ -44,8 +39,11 @@ def test_commands_are_project_steps_in_workflow_order(rp):
     assert labels == [f"hi_hdtb_ud12pre: {s}" for s in (
         "all", "baselines", "jackknife", "train-parser-seed 3", "parse-test-seed 3", "train-parser-seed 1",
         "parse-test-seed 1", "evaluate-mixture", "degraded 0.5", "plot-aed-las")]
+    where = rp.load_projects()[1]
     for _, argv in cmds:
         assert argv[1:4] == ["-m", "spacy", "project"] and argv[4] == "run" and argv[5] in steps
+        # each step runs in the folder of the project file that defines it
+        assert argv[6] == str(where[argv[5]]) and (Path(argv[6]) / "project.yml").is_file()
         opts = dict(zip(argv[7::2], argv[8::2]))
         assert opts["--vars.ud_dir"] == "../shared/ud/hi_hdtb_ud12pre"
         assert opts["--vars.treebank"] == "hi_hdtb_ud12pre" and opts["--vars.punctgen_gold_preproc"] == "true"
@@ -93,9 +91,10 @@ def test_dry_run_prints_every_command_and_the_table(rp, capsys):
     assert len(commands) == len(labels) and all(c[1:5] == ["-m", "spacy", "project", "run"] for c in commands)
     # the table reads every treebank's metrics and needs no vars: its deps name no treebank
     # (a fresh clone has no metrics of the default one, the sample)
-    assert commands[-1][5:] == ["results-table", str(ROOT)]
-    table = next(c for c in _project()["commands"] if c["name"] == "results-table")
-    assert table["deps"] == ["scripts/results_table.py", "metrics"]
+    assert commands[-1][5:] == ["results-table", str(ROOT / "experiments" / "tables")]
+    assert commands[0][5:7] == ["all", str(ROOT)]
+    table = next(c for c in rp.load_projects()[0]["commands"] if c["name"] == "results-table")
+    assert table["deps"] == ["../../scripts/results_table.py", "../../metrics"]
 
 
 def test_unknown_treebank_and_missing_ud_folder_are_errors(rp, tmp_path, capsys):
@@ -202,7 +201,7 @@ def test_some_folds_only_and_no_pooling(rp, capsys, tmp_path):
 
 
 def test_step_vars_are_those_its_commands_read(rp):
-    project = _project()
+    project = rp.load_projects()[0]
     baselines = rp.step_vars(project, "baselines")
     assert {"crf_lexical_tune", "treebank", "spacy_tagger_tune"} <= baselines
     assert "crf_lexical_tune" not in rp.step_vars(project, "jackknife")

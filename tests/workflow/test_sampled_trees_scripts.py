@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from spacy_punctgen.pipeline.load import shipped_parser_path
+from spacy_punctgen.api.load import shipped_parser_path
 from spacy_punctgen.pipeline.shipped import restore_model_path
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -1,0 +1,54 @@
+"""Train paper 003's CPP or UPP on the 10-sentence lowercased depunctuated streams of a UD
+treebank's train split (the epoch picked on its dev streams).
+
+Usage:
+    python experiments/paper003/scripts/train.py UD_DIR OUTPUT_MODEL [--mode upp|cpp] [--epochs 10]
+        [--beam 5] [--labels paper|fine] [--buckets 20] [--stream-sents 10] [--seed 0] [--metrics OUT.json]
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("ud_dir", help="UD folder with *-ud-train.conllu (and *-ud-dev.conllu)")
+    p.add_argument("output", help="model folder to write")
+    p.add_argument("--mode", choices=("upp", "cpp"), default="upp")
+    p.add_argument("--labels", choices=("paper", "fine"), default="paper")
+    p.add_argument("--epochs", type=int, default=10)
+    p.add_argument("--beam", type=int, default=5, help="the paper's beam: 5")
+    p.add_argument("--buckets", type=int, default=20, help="log2 of the hash buckets")
+    p.add_argument("--stream-sents", type=int, default=10)
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--metrics", default=None, help="write the training record here (JSON)")
+    args = p.parse_args(argv)
+
+    from spacy_punctgen.data.conllu import find_split
+    from spacy_punctgen.data.preprocess import preprocess_file
+    from spacy_punctgen.incremental.labels import get_labels
+    from spacy_punctgen.incremental.model import IncrementalPunctuator
+    from spacy_punctgen.incremental.streams import sentence_docs
+
+    labels = get_labels(args.labels)
+    train_path, dev_path = find_split(args.ud_dir, "train"), find_split(args.ud_dir, "dev")
+    train = sentence_docs(preprocess_file(train_path)[0], labels, args.stream_sents)
+    dev = sentence_docs(preprocess_file(dev_path)[0], labels, args.stream_sents) if dev_path else []
+    model = IncrementalPunctuator(args.mode, args.labels, args.beam, 2 ** args.buckets)
+    info = model.fit(train, dev, epochs=args.epochs, seed=args.seed, log=lambda s: print(s, flush=True))
+    model.meta.update({"train": str(train_path), "dev": str(dev_path) if dev_path else None,
+                       "stream_sents": args.stream_sents, "seed": args.seed})
+    model.to_disk(args.output)
+    record = {**model.meta, "output": args.output}
+    if args.metrics:
+        Path(args.metrics).parent.mkdir(parents=True, exist_ok=True)
+        Path(args.metrics).write_text(json.dumps(record, indent=1) + "\n")
+    print(json.dumps({k: v for k, v in info.items() if k != "history"}))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

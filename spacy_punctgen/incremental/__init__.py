@@ -1,0 +1,11 @@
+"""Layer 1.5, incremental: paper 003's joint parsing and punctuation prediction (CPP and UPP).
+
+Why: a transition parser that reads an unpunctuated word stream left to right can put each
+mark down as soon as its word is consumed, so it can punctuate live text with a bounded delay,
+which the shipped pipeline (parse a window, then restore it) cannot.  ``system`` holds the
+transition system, its two decoding constraints and the static oracle (plain Python, the
+specification the compiled loops in ``inference/incremental`` follow); ``labels`` the mark
+classes; ``streams`` the training documents; ``tagger`` the POS tagger the features need;
+``model`` the trained CPP / UPP models; ``live`` the bounded-delay generator.  This layer uses
+``inference`` and ``data`` only.
+"""
