@@ -11,7 +11,7 @@ Usage:
 * ``uniform``: the mixture of its ``m_s`` distinct trees, equally weighed: what the pipeline's
   ``punctgen`` component does with ``kbest_weights = "uniform"`` behind ``punctgen_kbest``;
 * ``beam``: the same trees weighed by the beam's probabilities, renormalised over them
-  (``kbest_weights = "beam"``, :func:`spacy_punctgen.parsing.kbest.restore_weighted_mixtures`);
+  (``kbest_weights = "beam"``, :func:`spacy_punctgen.decode.mixture.restore_weighted_mixtures`);
 * ``padded``: the uniform mixture of the K files (the best tree repeated where there are fewer
   than K): what ``evaluate-restore --parsed 'PARSED.k*.conllu'`` decodes.
 
@@ -32,7 +32,7 @@ from spacy_punctgen.data.preprocess import preprocess_file
 from spacy_punctgen.decode.mbr import restore_mixtures
 from spacy_punctgen.evaluation.metrics import gold_slots, require_sentences, restoration_report
 from spacy_punctgen.model.punct_model import PunctModel
-from spacy_punctgen.parsing.kbest import restore_weighted_mixtures
+from spacy_punctgen.decode.mixture import restore_weighted_mixtures
 
 
 def evaluate(model_dir, test, parsed: Path, k: int, weights: str, predictions=None) -> dict:
@@ -85,7 +85,7 @@ def evaluate(model_dir, test, parsed: Path, k: int, weights: str, predictions=No
 
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("model", help="punctuation model folder (e.g. spacy_punctgen/models/en_ewt)")
+    p.add_argument("model", help="punctuation model folder (e.g. spacy_punctgen/shipped/en_ewt)")
     p.add_argument("test", type=Path, help="gold punctuated CoNLL-U file")
     p.add_argument("parsed", type=Path, help="the OUT.conllu given to parse_conllu.py --kbest")
     p.add_argument("k", type=int, help="the --kbest K of that parse")

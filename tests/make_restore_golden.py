@@ -20,7 +20,7 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURE = ROOT / "tests" / "fixtures" / "restore_golden.json"
-MODEL = ROOT / "spacy_punctgen" / "models" / "en_ewt"
+MODEL = ROOT / "spacy_punctgen" / "shipped" / "en_ewt"
 SAMPLE = ROOT / "assets" / "sample"
 
 

@@ -3,7 +3,7 @@
 Why: restoration needs a parser of *unpunctuated* text and analysis one of punctuated text;
 neither is something a user has (spaCy's stock English pipelines use ClearNLP labels, and
 ``spacy_udpipe`` downloads models trained on punctuated text). So one parser ships inside the
-package, ``spacy_punctgen/models/en_ewt_parser/`` (a spaCy pipeline folder: tok2vec + tagger +
+package, ``spacy_punctgen/shipped/en_ewt_parser/`` (a spaCy pipeline folder: tok2vec + tagger +
 morphologizer + parser, ``configs/parser_stream.cfg``), trained by the workflow
 (``preprocess-stream``, ``train-parser-stream``) on UD English EWT both as depunctuated
 multi-sentence documents, half of them lowercased (so it parses unsegmented, unpunctuated,
@@ -34,7 +34,7 @@ from spacy_punctgen.parsing.words import WORDS_COMPONENT, keep_words_whole, regi
 
 PathLike = Union[str, Path]
 
-#: language code -> shipped parser directory name (under spacy_punctgen/models/)
+#: language code -> shipped parser directory name (under spacy_punctgen/shipped/)
 SHIPPED_PARSERS: Dict[str, str] = {"en": "en_ewt_parser"}
 #: what a shipped parser folder must hold (checked before spaCy reads it)
 PARSER_FILES = ("config.cfg", "meta.json", "parser/model", "tok2vec/model")
@@ -201,7 +201,7 @@ def restore_parser(lang: str = "en", parser: Optional[PathLike] = None):
 def ship_parser(src: PathLike, dest: PathLike, *, name: str = "en_ewt_parser",
                 license_name: str = "CC BY-SA 4.0", source: str = "UD English EWT") -> Path:
     """Write the trained parser pipeline ``src`` (e.g. ``training/en_ewt/parser-stream/model-best``)
-    to ``dest`` (the package's ``models/<name>/``), replacing what was there, with its meta
+    to ``dest`` (the package's ``shipped/<name>/``), replacing what was there, with its meta
     naming the data it was trained on and the licence its weights inherit (workflow
     ``ship-parser``). The pipeline is written by spaCy itself (``to_disk``), so ``dest`` holds
     exactly what ``spacy.load`` reads."""

@@ -271,6 +271,19 @@ class StreamingLanguage:
                                     component_cfg=component_cfg, n_process=n_process)
 
 
+    def __reduce_ex__(self, protocol):
+        """Pickle as the ordinary Language class plus the mixin (the class itself is made at run
+        time, so pickle could not find it by name; ``nlp.pipe(n_process=2)`` under ``spawn``)."""
+        reduced = super().__reduce_ex__(protocol)
+        base = next(c for c in type(self).__mro__[1:] if c is not StreamingLanguage and issubclass(c, Language))
+        return (_new_streaming, (base,)) + tuple(reduced[2:])
+
+
+def _new_streaming(base: type):
+    cls = _streaming_class(base)
+    return cls.__new__(cls)
+
+
 _CLASSES: dict = {}
 
 

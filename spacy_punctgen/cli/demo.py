@@ -1,6 +1,6 @@
 """``python -m spacy_punctgen demo``: what the package does, in a minute, offline.
 
-By default, punctuates the shipped sample transcript (``spacy_punctgen/models/samples/``, a
+By default, punctuates the shipped sample transcript (``spacy_punctgen/shipped/samples/``, a
 lowercased EWT passage without punctuation) with the shipped English pipeline
 (``spacy_punctgen.load("en")``), prints it, then explains the punctuation of its first sentences
 with the analysis pipeline (``load("en", mode="analyze")``): each slot's underlying and surface
@@ -51,7 +51,7 @@ def _shipped_demo(args) -> dict:
 
     transcript = sample_transcript_path("en").read_text(encoding="utf-8").strip()
     restored = restore_text(load("en"), transcript)
-    lines = ["transcript (spacy_punctgen/models/samples/en_transcript.txt):", transcript, "",
+    lines = ["transcript (spacy_punctgen/shipped/samples/en_transcript.txt):", transcript, "",
              "punctuated by spacy_punctgen.load('en'):", restored]
     analyzer = load("en", mode="analyze")
     shown = []

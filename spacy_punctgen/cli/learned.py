@@ -18,7 +18,7 @@ from spacy_punctgen.model.punct_model import PunctModel
 
 
 def _arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("model", help="the model directory (written by `train`, or spacy_punctgen/models/en_ewt)")
+    p.add_argument("model", help="the model directory (written by `train`, or spacy_punctgen/shipped/en_ewt)")
     p.add_argument("--train", required=True,
                    help="the CoNLL-U file the model was trained on: its 1-best underlying trees give the bigram "
                         "counts and the per-relation figures")

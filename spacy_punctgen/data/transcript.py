@@ -1,6 +1,6 @@
 """Treebank sentences as a speech transcript: one lowercased line, punctuation removed.
 
-Why: the shipped sample transcript (``spacy_punctgen/models/samples/en_transcript.txt``, what
+Why: the shipped sample transcript (``spacy_punctgen/shipped/samples/en_transcript.txt``, what
 ``punctgen demo`` punctuates) and the long-input checks are made from UD sentences this way,
 so that they are regenerated, not edited by hand.  Words keep UD's spacing (``we've``, not
 ``we 've``); a dropped mark always leaves a space (``search-engine`` becomes ``search engine``,

@@ -1,4 +1,4 @@
-"""The trained models that ship inside the package (``spacy_punctgen/models/<name>/``).
+"""The trained models that ship inside the package (``spacy_punctgen/shipped/<name>/``).
 
 Why a module of its own: the spaCy component, the CLI and the tests all need to find the
 default model of a language without knowing where the package is installed.
@@ -11,7 +11,7 @@ from typing import Dict
 from spacy_punctgen.errors import Errors
 from spacy_punctgen.model.punct_model import CFG_FILE, INVENTORY_FILE, PARAMS_FILE
 
-MODELS_DIR = Path(__file__).resolve().parents[1] / "models"
+MODELS_DIR = Path(__file__).resolve().parents[1] / "shipped"
 #: language code -> shipped model directory name (trained on that UD treebank's train split)
 SHIPPED: Dict[str, str] = {"en": "en_ewt"}
 #: language code -> shipped *restoration* model directory name: trained on the shipped parser's
@@ -45,7 +45,7 @@ def _model_files(lang: str, path: Path) -> Path:
 
 
 def sample_transcript_path(lang: str = "en") -> Path:
-    """The sample transcript shipped for ``lang`` (``models/samples/<lang>_transcript.txt``: treebank
+    """The sample transcript shipped for ``lang`` (``shipped/samples/<lang>_transcript.txt``: treebank
     test sentences lowercased, without punctuation); ValueError naming the language if none."""
     path = MODELS_DIR / "samples" / f"{lang}_transcript.txt"
     if not path.is_file():

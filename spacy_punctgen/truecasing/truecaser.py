@@ -398,7 +398,7 @@ def _recase_restored(doc: Doc) -> str:
 def ship_truecaser(src: PathLike, dest: PathLike, *, license_name: str = "CC BY-SA 4.0",
                    source: str = "UD English EWT") -> Path:
     """Write the trained truecaser pipeline ``src`` (``spacy train``'s ``model-best``) to
-    ``dest`` (the package's ``models/<treebank>_truecase/``), replacing what was there, with its
+    ``dest`` (the package's ``shipped/<treebank>_truecase/``), replacing what was there, with its
     meta naming its data and the licence its weights inherit (workflow ``ship-truecaser``)."""
     import spacy
 

@@ -7,7 +7,7 @@ from spacy_punctgen import cli
 
 ROOT = Path(__file__).resolve().parents[2]
 TEST = ROOT / "assets" / "sample" / "en_sample-ud-test.conllu"
-MODEL = Path(spacy_punctgen.__file__).resolve().parent / "models" / "en_ewt"
+MODEL = Path(spacy_punctgen.__file__).resolve().parent / "shipped" / "en_ewt"
 
 
 def run(capsys, *argv):

@@ -24,7 +24,7 @@ SAMPLE = ROOT / "assets" / "sample"
 TRAIN = SAMPLE / "en_sample-ud-train.conllu"
 DEV = SAMPLE / "en_sample-ud-dev.conllu"
 TEST = SAMPLE / "en_sample-ud-test.conllu"
-MODEL = Path(spacy_punctgen.__file__).resolve().parent / "models" / "en_ewt"
+MODEL = Path(spacy_punctgen.__file__).resolve().parent / "shipped" / "en_ewt"
 
 ALL_PUNCT = ("# sent_id = p1\n# text = ...\n1\t...\t...\tPUNCT\t:\t_\t0\troot\t_\t_\n\n"
              "# sent_id = p2\n# text = !\n1\t!\t!\tPUNCT\t.\t_\t0\troot\t_\t_\n\n")

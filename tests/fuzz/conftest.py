@@ -10,7 +10,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))  # fuzz_strategies, wha
 
 import fuzz_strategies  # noqa: E402
 
-SHIPPED = Path(__file__).resolve().parents[2] / "spacy_punctgen" / "models" / "en_ewt"
+SHIPPED = Path(__file__).resolve().parents[2] / "spacy_punctgen" / "shipped" / "en_ewt"
 
 
 def blank_pipeline(mode: str, **config):

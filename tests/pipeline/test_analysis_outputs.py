@@ -25,7 +25,7 @@ from spacy_punctgen.pipeline.shipped import default_model_path
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLE = ROOT / "assets" / "sample"
 EWT = ROOT.parent / "shared" / "ud" / "en_ewt"
-PARSER = ROOT / "spacy_punctgen" / "models" / "en_ewt_parser"
+PARSER = ROOT / "spacy_punctgen" / "shipped" / "en_ewt_parser"
 
 # made again with the code of f44239c (the last before the pipeline wing was split) under spaCy
 # 3.8.18 / thinc 8.3.14 / numpy 2.4.6, whose shipped parser gives other trees than the versions

@@ -197,7 +197,7 @@ def test_real_shipped_english_model_needs_no_config(gold_docs):
     from spacy_punctgen.pipeline.component import shipped_model_path
 
     if shipped_model_path("en") is None:
-        pytest.skip("no English model ships in this checkout yet (spacy_punctgen/models/en_ewt)")
+        pytest.skip("no English model ships in this checkout yet (spacy_punctgen/shipped/en_ewt)")
     nlp = spacy.blank("en")
     nlp.add_pipe("punctgen")
     doc = nlp(gold_docs(nlp, 1)[0])

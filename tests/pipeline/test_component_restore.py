@@ -138,7 +138,7 @@ def _shipped_or_skip():
     from spacy_punctgen.pipeline.component import shipped_model_path
 
     if shipped_model_path("en") is None:
-        pytest.skip("no English model ships in this checkout yet (spacy_punctgen/models/en_ewt)")
+        pytest.skip("no English model ships in this checkout yet (spacy_punctgen/shipped/en_ewt)")
 
 
 def test_usage_examples_with_the_shipped_model():

@@ -1,6 +1,6 @@
 """spacy_punctgen.load: the shipped pipelines, offline (spacy_punctgen/api/load.py).
 
-The tests that run the shipped parser (spacy_punctgen/models/en_ewt_parser/, trained by the
+The tests that run the shipped parser (spacy_punctgen/shipped/en_ewt_parser/, trained by the
 workflow `stream` + `ship-parser`) skip with a reason only where its files are absent."""
 import re
 import socket

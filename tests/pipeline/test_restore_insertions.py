@@ -127,3 +127,17 @@ def test_property_only_marks_are_inserted(nlp, parts, lead):
     restored = spacy_punctgen.restore_text(nlp, text)
     got = spacy_punctgen.restore_edits(nlp, text)
     assert rule_violations(text, restored, got["insertions"], got["deletions"]) == []
+
+
+def test_the_loaded_pipeline_pickles(nlp):
+    import pickle
+
+    again = pickle.loads(pickle.dumps(nlp))
+    text = "when i came home he left i was sad"
+    assert type(again).__name__ == type(nlp).__name__
+    assert again(text)._.restored_text == nlp(text)._.restored_text
+
+
+def test_a_model_given_in_the_config_is_used(model_dir):
+    nlp = spacy_punctgen.load("en", config={"model": str(model_dir)})
+    assert nlp.get_pipe("punctgen").cfg["model"] == str(model_dir)

@@ -1,4 +1,4 @@
-"""The English model shipped as package data (spacy_punctgen/models/en_ewt)."""
+"""The English model shipped as package data (spacy_punctgen/shipped/en_ewt)."""
 import configparser
 import math
 from pathlib import Path
@@ -40,4 +40,4 @@ def test_shipped_model_is_small_and_installed_as_package_data():
     assert sum(f.stat().st_size for f in files) < 10_000_000
     cfg = configparser.ConfigParser()
     cfg.read(ROOT / "setup.cfg")
-    assert "models/*/*" in cfg["options.package_data"]["spacy_punctgen"]
+    assert "shipped/*/*" in cfg["options.package_data"]["spacy_punctgen"]

@@ -7,7 +7,7 @@ import pytest
 import spacy_punctgen
 
 SAMPLE = Path(__file__).resolve().parents[2] / "assets" / "sample"
-MODEL = Path(spacy_punctgen.__file__).resolve().parent / "models" / "en_ewt"
+MODEL = Path(spacy_punctgen.__file__).resolve().parent / "shipped" / "en_ewt"
 
 
 def test_correct_eval_and_table(tmp_path, load_script, capsys):

@@ -4,7 +4,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-SHIPPED_PARSER = ROOT / "spacy_punctgen" / "models" / "en_ewt_parser"
+SHIPPED_PARSER = ROOT / "spacy_punctgen" / "shipped" / "en_ewt_parser"
 
 
 def test_resume_config_sources_every_component_with_its_weights():

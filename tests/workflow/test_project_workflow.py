@@ -144,7 +144,7 @@ def test_every_dep_is_an_earlier_output_or_an_input(vars_):
                   or (name == "keep-fold" and dep == f"metrics/{config['vars']['treebank']}")
                   or (dep.split("/")[0] in ("configs", "scripts") and (ROOT / dep).is_file())
                   # the shipped models and the TED file (`stream-restore`, `ted`)
-                  or (dep.startswith("spacy_punctgen/models/") and (ROOT / dep).is_dir())
+                  or (dep.startswith("spacy_punctgen/shipped/") and (ROOT / dep).is_dir())
                   or dep == config["vars"]["ted_tsv"])
             assert ok, f"{name}: dep {dep} is neither produced earlier, nor under {ud_dir}, nor a repo file"
         produced.extend(cmd["outputs"])
