@@ -198,7 +198,7 @@ def slot_insertions(doc, sentence_ids: Sequence[int], decoded: Sequence[Tuple[Li
     nxt = {w: (order[k + 1] if k + 1 < len(order) else len(doc)) for k, w in enumerate(order)}
     first = order[0] if order else len(doc)
     entries: List[dict] = []
-    insertions: List[Tuple[int, int, str]] = []
+    insertions: List[list] = []  # [offset, side, entry, marks]
     deletions: List[Tuple[int, int]] = []
     deleted = set()
     for si, (wt, choices) in zip(sentence_ids, decoded):
@@ -227,21 +227,53 @@ def slot_insertions(doc, sentence_ids: Sequence[int], decoded: Sequence[Tuple[Li
                 k += 1
             closing, opening = written[:k], written[k:]
             spaced = any(ch.isspace() for ch in text[start:stop])
-            close = "".join((" " + m) if (m in DASHES and spaced) else m for m in closing)
+            close = [(" " + m) if (m in DASHES and spaced) else m for m in closing]
+            e = len(entries)
             if a < 0:  # nothing before: every mark closes up to the first word
-                if written:
-                    insertions.append((stop, 0, "".join(written)))
+                insertions.append([stop, 0, e, list(written)])
             elif b >= len(doc):  # nothing after: every mark closes up to the last word
-                if written:
-                    insertions.append((start, 0, close + "".join(opening)))
+                insertions.append([start, 0, e, close + list(opening)])
             else:
-                if close:
-                    insertions.append((start, 0, close))
-                if opening:
-                    insertions.append((stop, 1, "".join(opening)))
+                insertions.append([start, 0, e, close])
+                insertions.append([stop, 1, e, list(opening)])
             entries.append({**entry, "surface": tuple(choice.surface), "prob": float(choice.prob), "fixed": False})
     insertions.sort(key=lambda x: (x[0], x[1]))  # stable: slots in order at one offset
-    return entries, [(off, s) for off, _, s in insertions], sorted(deletions)
+    _balance(text, insertions, entries)
+    return entries, [(off, "".join(marks)) for off, _, _, marks in insertions if marks], sorted(deletions)
+
+
+#: paired marks: an inserted closer needs an opener before it, an inserted opener a closer after it
+PAIRS = {"\u201c": "\u201d", "\u2018": "\u2019", "(": ")", "[": "]", "{": "}", "\u00ab": "\u00bb",
+         "\u2039": "\u203a", "\u300c": "\u300d", "\u300e": "\u300f", "\uff08": "\uff09"}
+_CLOSERS = {c: o for o, c in PAIRS.items()}
+
+
+def _balance(text: str, insertions: List[list], entries: List[dict]) -> None:
+    """Leave out inserted paired marks that pair with nothing (``fun,” i think``; ``((((`` with
+    no closing bracket): each inserted closer must close an opener before it (inserted or
+    written), each inserted opener be closed after it. The text's own marks are never touched;
+    the entries of ``restored_punct`` lose the marks left out."""
+    events = [(off, 0, q, j) for q, (off, _, _, marks) in enumerate(insertions) for j, _ in enumerate(marks)]
+    events += [(i, 1, -1, -1) for i, ch in enumerate(text) if ch in PAIRS or ch in _CLOSERS]
+    events.sort(key=lambda e: (e[0], e[1]))
+    stack, drop = [], set()
+    for off, kind, q, j in events:
+        mark = text[off] if kind == 1 else insertions[q][3][j].strip()
+        if mark in PAIRS:
+            stack.append((mark, q, j))
+        elif mark in _CLOSERS:
+            if stack and stack[-1][0] == _CLOSERS[mark]:
+                stack.pop()
+            elif kind == 0:
+                drop.add((q, j))
+    drop.update((q, j) for _, q, j in stack if q >= 0)
+    for q, j in sorted(drop, reverse=True):
+        mark = insertions[q][3].pop(j).strip()
+        entry = entries[insertions[q][2]]
+        surface = list(entry["surface"])
+        if mark in surface:
+            surface.remove(mark)
+        entry["surface"] = tuple(surface)
 
 
 def _previous_word(order: List[int], w: int) -> int:

@@ -141,3 +141,14 @@ def test_the_loaded_pipeline_pickles(nlp):
 def test_a_model_given_in_the_config_is_used(model_dir):
     nlp = spacy_punctgen.load("en", config={"model": str(model_dir)})
     assert nlp.get_pipe("punctgen").cfg["model"] == str(model_dir)
+
+
+def test_inserted_paired_marks_pair_with_something():
+    doc = Doc(spacy.blank("en").vocab, words=["fun", "i", "think", "so"], spaces=[True, True, True, False])
+    entries, ins, _ = slot_insertions(doc, [0], [([0, 1, 2, 3], choices((), (",", "”"), (), ("(",), (".",)))])
+    assert apply_edits(doc.text, ins) == "fun, i think so."
+    assert [e["surface"] for e in entries] == [(), (",",), (), (), (".",)]
+    # a closer the text opened is kept
+    doc = Doc(spacy.blank("en").vocab, words=["“", "fun", "i", "think"], spaces=[False, True, True, False])
+    _, ins, _ = slot_insertions(doc, [0], [([1, 2, 3], choices((), (",", "”"), (), (".",)))])
+    assert apply_edits(doc.text, ins) == "“fun,” i think."
