@@ -33,10 +33,15 @@ def rule_violations(text: str, restored: str, insertions: Sequence[Tuple[int, st
         bad.append("the edits do not give the restored text")
     if list(insertions) != sorted(insertions, key=lambda x: x[0]):
         bad.append("insertions out of order")
+    # a deleted mark leaves a token edge where it was
+    edges = list(text)
+    for lo, hi in deletions:
+        edges[lo:hi] = [" "] * (hi - lo)
+    edges = "".join(edges)
     for off, s in insertions:
         if not 0 <= off <= len(text):
             bad.append(f"insertion outside the text at {off}")
-        elif lang not in UNSPACED_LANGS and not at_token_edge(text, off):
+        elif lang not in UNSPACED_LANGS and not at_token_edge(edges, off):
             bad.append(f"insertion {s!r} inside a token at {off}: {text[max(0, off - 10):off + 10]!r}")
         if not is_mark_string(s):
             bad.append(f"inserted {s!r} is not marks")
