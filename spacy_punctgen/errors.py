@@ -70,8 +70,6 @@ class Errors:
     E076 = "[E076] render: {name} must be one of {allowed}, not {value!r}."
     E077 = ("[E077] No such input file: {path} (its name looks like a file's; to render a literal text, pass "
             "the text itself)")
-    E078 = ("[E078] Rendering text needs a spaCy pipeline with a UD dependency parser (pipeline=..., or "
-            "--pipeline on the command line); only CoNLL-U input brings its own trees.")
     E079 = "[E079] Cannot load the spaCy pipeline {name!r}: {err}"
     E080 = "[E080] sentence {text!r}: cannot make one word per token ({reason})"
     E096 = "[E096] no sample transcript ships for language {lang!r} ({path} not found)"

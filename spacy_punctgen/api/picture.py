@@ -752,13 +752,17 @@ def render_source(source: str, *, model: Optional[str] = None, pipeline: Optiona
         component = nlp.get_pipe("punctgen")
         docs = [component(doc_from_ud(nlp.vocab, ud)) for ud in uds]
     else:
-        if pipeline is None:
-            raise ValueError(Errors.E078)
         texts = [line.strip() for line in _read_text(path).splitlines()] if is_file else [source.strip()]
         texts = [t for t in texts if t]
         summary["texts_in_input"] = len(texts)
         texts = texts[:limit] if limit else texts
-        nlp = _load_pipeline(pipeline, model, mode)
+        if pipeline is None:  # the shipped pipeline, as `restore` uses it
+            from spacy_punctgen.api.load import load
+
+            nlp = load(lang or "en", mode=mode, model=model)
+            summary["pipeline"] = f"shipped ({lang or 'en'})"
+        else:
+            nlp = _load_pipeline(pipeline, model, mode)
         docs = list(nlp.pipe(texts))
     ren = render(docs, model=nlp.get_pipe("punctgen"), page=True,
                  title=title or f"punctgen: {path.name if is_file else 'text'}")

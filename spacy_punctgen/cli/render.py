@@ -12,7 +12,7 @@ from spacy_punctgen.api.picture import MODES, render_source
 
 def _arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("input", help="a CoNLL-U file (.conllu/.conll: gold trees), a text file (one text per line) "
-                                 "or a literal text (these two need --pipeline)")
+                                 "or a literal text (parsed by --pipeline, default the shipped one)")
     p.add_argument("--output", "-o", required=True, help="the HTML page to write ('-': stdout)")
     p.add_argument("--model", default=None,
                    help="punctuation model directory written by `train` (default: the pipeline's punctgen, "
