@@ -165,3 +165,28 @@ def test_pickle_keeps_settings_scorer_and_model(source):
     assert again.cfg == pipe.cfg
     assert again.scorer is pipe.scorer
     assert again.to_bytes() == pipe.to_bytes()
+
+
+def test_a_pipeline_saved_with_the_old_flat_config_loads(model_dir, tmp_path, gold_docs):
+    """Pipelines saved before the model settings moved into ``model_settings`` (and
+    ``kbest_weights`` into ``punctgen_kbest``) load with ``load_pipeline``; ``spacy.load``
+    refuses their config, naming the old key."""
+    import shutil
+    from pathlib import Path
+
+    from confection import ConfigValidationError
+
+    import spacy_punctgen
+
+    nlp = spacy.blank("en")
+    nlp.add_pipe("punctgen", config={"model": str(model_dir), "mode": "restore"})
+    nlp.to_disk(tmp_path / "p")
+    legacy = Path(__file__).resolve().parents[1] / "fixtures" / "legacy_punctgen_config.cfg"
+    shutil.copy(legacy, tmp_path / "p" / "config.cfg")
+    with pytest.raises(ConfigValidationError, match="direction|psi_keep_bias|kbest_weights"):
+        spacy.load(tmp_path / "p")
+    loaded = spacy_punctgen.load_pipeline(tmp_path / "p")
+    pipe = loaded.get_pipe("punctgen")
+    assert pipe.cfg["mode"] == "restore" and "direction" not in pipe.cfg
+    doc = gold_docs(nlp, 1)[0]
+    assert loaded(doc.copy())._.restored_text == nlp(doc.copy())._.restored_text
