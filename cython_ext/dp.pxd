@@ -49,7 +49,9 @@
 # and for each side s the context is moved inward across the chosen punctemes (with the
 # expected counts of the edits on the way) and walked inward across the dependents on that
 # side, setting their contexts on side s; their contexts on the other side are the inside
-# pass's.  Then the pass goes down into the dependents, left to right.
+# pass's.  Then the pass goes down into the dependents, left to right.  The descent keeps its
+# own stack (one frame per open node: the node, the side and the next dependent), not the C
+# stack: a 16,000-word chain is 16,000 levels deep, and a thread's stack may be 512 KB.
 #
 # Semirings (Goodman 1999), the Semiring enum, one traversal for all:
 #
@@ -160,7 +162,10 @@ cdef struct Pass:
     long* choice            # SAMPLING: the drawn candidate of every node
     const double* uniforms  # SAMPLING: one uniform per node, consumed in pre-order
     int next_u
-    # num scratch, never held across a recursive call: vectors of the largest N ...
+    int* stack              # the top-down pass's explicit stack: 3 ints per frame, n + 1 frames
+    const long* fin         # inside pass alone, compact rows (dp.pyx _compact_layout): where a node's
+    const long* at          #   rows end up, and where they are computed; NULL for the stored layout
+    # num scratch, never held from one node to the next: vectors of the largest N ...
     void* v
     void* v2
     void* tmp

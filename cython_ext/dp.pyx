@@ -12,7 +12,7 @@ import numpy as np
 cimport cython
 from libc.math cimport log, fabs, INFINITY
 from libc.stdlib cimport malloc, free
-from libc.string cimport memset
+from libc.string cimport memmove, memset
 
 from dp cimport (KEEP, ABSORB_LEFT, ABSORB_RIGHT, TRANSPOSE, Flow, GATHER, SCATTER, LEFT, RIGHT,
                  MAX_PRODUCT, SAMPLING, SUM_PRODUCT, Pass, Semiring, Slot, Store, Tree, num)
@@ -388,6 +388,49 @@ cdef inline void _inside_side(Pass* ps, num* buf, int w, int s) noexcept nogil:
     st.nfac[s][w] = mxv
 
 
+cdef inline long _block(const Tree* t, int w) noexcept nogil:
+    """Entries of w's stored rows, both sides (the a_l of N_first entries each, then the b_r)."""
+    return (t.u_ptr[LEFT][w + 1] - t.u_ptr[LEFT][w]) * _N(t, _edge(t, w, LEFT)) + \
+        (t.u_ptr[RIGHT][w + 1] - t.u_ptr[RIGHT][w]) * _N(t, _edge(t, w, RIGHT))
+
+
+cdef inline void _place(Pass* ps, int w, long at) noexcept nogil:
+    """w's rows at offset ``at`` of the buffer (compact layout): its left rows, then its right ones."""
+    ps.st.fac[LEFT][w] = at
+    ps.st.fac[RIGHT][w] = at + (ps.t.u_ptr[LEFT][w + 1] - ps.t.u_ptr[LEFT][w]) * _N(ps.t, _edge(ps.t, w, LEFT))
+
+
+cdef long _compact_layout(const Tree* t, long* fin, long* at) noexcept nogil:
+    """Where an inside pass without a top-down pass (``log_prob``) keeps the rows, as a stack:
+    a node's rows are read only by its parent, so in post-order w's are computed above its
+    dependents' (offset ``at[w]``), then moved down to where the first of them began
+    (``fin[w]``), and a chain holds two nodes' rows instead of n (the stored layout of
+    ``set_candidates``: ~260 KB a word on a chain where every constituent ends at one slot of
+    112 states and 287 punctemes).  Returns the entries the rows need at most, or -1 when the
+    order is not one in which a node's dependents' rows lie just below the top (then the
+    stored layout serves)."""
+    cdef long top = 0, peak = 0, base, kids_size, size
+    cdef int oi, w, j, k
+    for oi in range(t.n):
+        w = t.order[oi]
+        base = top
+        kids_size = 0
+        for j in range(t.kid_ptr[w], t.kid_ptr[w + 1]):
+            k = t.kids[j]
+            if fin[k] < base:
+                base = fin[k]
+            kids_size += _block(t, k)
+        if top - base != kids_size:
+            return -1
+        size = _block(t, w)
+        at[w] = top
+        fin[w] = base
+        if top + size > peak:
+            peak = top + size
+        top = base + size
+    return peak
+
+
 cdef double _inside(Pass* ps, num* buf) noexcept nogil:
     """Fills every node's rows, ML, MR and the contexts its inside walks set; returns
     log p(x|T) (SUM_PRODUCT, SAMPLING) or the best derivation's (MAX_PRODUCT)."""
@@ -395,11 +438,19 @@ cdef double _inside(Pass* ps, num* buf) noexcept nogil:
     cdef num* v = <num*>ps.v
     cdef num* v2 = <num*>ps.v2
     cdef int oi, w
+    cdef long size
     cdef double lv, z
     for oi in range(t.n):
         w = t.order[oi]
+        if ps.fin != NULL:  # compact rows (_compact_layout): w's computed above its dependents'
+            _place(ps, w, ps.at[w])
         _inside_side(ps, buf, w, LEFT)   # (the side as a constant lets the compiler specialise)
         _inside_side(ps, buf, w, RIGHT)
+        if ps.fin != NULL:  # ... then moved down over them (read only by w, now done)
+            size = _block(t, w)
+            if size > 0 and ps.fin[w] != ps.at[w]:
+                memmove(buf + ps.fin[w], buf + ps.at[w], size * sizeof(num))
+            _place(ps, w, ps.fin[w])
     # the sentence: from slot 0's start state across '^', then toward RIGHT across the roots,
     # closed by slot n's final state
     _boundary(t, 0, RIGHT, <num*>ps.tmp)
@@ -545,43 +596,73 @@ cdef void _seal(Pass* ps, num* buf, int w, int s) noexcept nogil:
     _copy(buf + st.inner[s][w], v2, _N(t, e))
 
 
-cdef void _down_run(Pass* ps, num* buf, const int* run, int n_run) noexcept nogil:
-    """The top-down pass into adjacent siblings, left to right.  SAMPLING draws them in this
-    order, so a sibling's left context is its left neighbour's drawn right factor."""
-    cdef int q, c
-    for q in range(n_run):
-        c = run[q]
-        if ps.semiring == SAMPLING and q > 0:
-            _copy(buf + ps.st.ctx[LEFT][c], buf + ps.st.inner[RIGHT][run[q - 1]],
-                  _N(ps.t, _edge(ps.t, c, LEFT)))
-        _down(ps, buf, c)
-
-
-cdef void _down(Pass* ps, num* buf, int w) noexcept nogil:
-    """The top-down pass at w, whose contexts β = CL[w] and γ = CR[w] are set, and below it."""
+cdef bint _enter(Pass* ps, num* buf, int w) noexcept nogil:
+    """The top-down pass at w, whose contexts β = CL[w] and γ = CR[w] are set: choose (or draw)
+    its candidates and set the contexts of its dependents (walked inward from its edges; in
+    SAMPLING only the outermost left one's, the others' as their left neighbours are drawn).
+    False if w is unreachable: then nothing below it is visited."""
     cdef Tree* t = ps.t
     cdef int s, nk
     cdef const int* kids
     cdef num zw
-    cdef bint sampling = ps.semiring == SAMPLING
     if not _choose(ps, buf, w, &zw):
-        return
+        return False
     for s in range(LEFT, RIGHT + 1):
         kids = _kids(t, w, s, &nk)
         if nk == 0 and not ps.want_counts:
             continue  # no context to pass on, no counts to take
         _open(ps, buf, w, s, zw)
-        if sampling and s == LEFT:
-            # the other left dependents get their left contexts as they are drawn (_down_run)
+        if ps.semiring == SAMPLING and s == LEFT:
+            # the other left dependents get their left contexts as they are drawn (_descend)
             _copy(buf + ps.st.ctx[LEFT][_outermost(kids, nk, LEFT)], <num*>ps.acc, _N(t, _edge(t, w, LEFT)))
         else:
             _walk(t, ps.st, buf, <const num*>ps.P, kids, nk, _other(s), <num*>ps.acc, <num*>ps.v2,
                   <num*>ps.tl, <num*>ps.tr, 0.0, ps.semiring)
-    for s in range(LEFT, RIGHT + 1):
-        kids = _kids(t, w, s, &nk)
-        _down_run(ps, buf, kids, nk)
-        if sampling:
-            _seal(ps, buf, w, s)
+    return True
+
+
+cdef void _descend(Pass* ps, num* buf) noexcept nogil:
+    """The top-down pass below the sentence, in pre-order, left to right: every root's subtree,
+    each node :func:`_enter`-ed, then its left dependents' subtrees, then its right ones'
+    (SAMPLING: a sibling's left context is its left neighbour's drawn right factor, and a side
+    is sealed once its dependents are drawn).  On an explicit stack (``ps.stack``), not the C
+    stack: a frame per open node (the node, -1 for the sentence; the side whose dependents are
+    being visited; the next of them), at most n + 1 frames."""
+    cdef Tree* t = ps.t
+    cdef int* frame = ps.stack
+    cdef int top = 0, w, s, q, nk, c
+    cdef const int* kids
+    cdef bint sampling = ps.semiring == SAMPLING
+    frame[0] = -1       # the sentence: its dependents are the roots, on its only side
+    frame[1] = RIGHT
+    frame[2] = 0
+    while top >= 0:
+        w = frame[3 * top]
+        s = frame[3 * top + 1]
+        q = frame[3 * top + 2]
+        if w < 0:
+            kids = t.roots
+            nk = t.n_roots
+        else:
+            kids = _kids(t, w, s, &nk)
+        if q < nk:
+            c = kids[q]
+            frame[3 * top + 2] = q + 1
+            if sampling and q > 0:
+                _copy(buf + ps.st.ctx[LEFT][c], buf + ps.st.inner[RIGHT][kids[q - 1]], _N(t, _edge(t, c, LEFT)))
+            if _enter(ps, buf, c):
+                top += 1
+                frame[3 * top] = c
+                frame[3 * top + 1] = LEFT
+                frame[3 * top + 2] = 0
+        else:  # the side's dependents are done
+            if w >= 0 and sampling:
+                _seal(ps, buf, w, s)
+            if w >= 0 and s == LEFT:
+                frame[3 * top + 1] = RIGHT
+                frame[3 * top + 2] = 0
+            else:
+                top -= 1
 
 
 cdef void _down_sentence(Pass* ps, num* buf) noexcept nogil:
@@ -601,7 +682,7 @@ cdef void _down_sentence(Pass* ps, num* buf) noexcept nogil:
         _step(t, 0, BOS, RIGHT, tmp, g, ps.semiring)
         zw = _dot(g, acc, _N(t, 0), ps.semiring)
         _count(t, 0, BOS, tmp, acc, 1.0 / zw, <num*>ps.counts)
-    _down_run(ps, buf, t.roots, t.n_roots)
+    _descend(ps, buf)
 
 
 # ------------------------------------------------------------------ one lattice's arrays
@@ -616,6 +697,7 @@ cdef class _Workspace:
     cdef long[::1] offs
     cdef double[::1] scales
     cdef int[::1] loc
+    cdef int[::1] frames  # the top-down pass's stack (Pass.stack)
 
     def __cinit__(self):
         self.slots = NULL
@@ -645,6 +727,7 @@ cdef class _Workspace:
         if pm_tail.shape[0] != n_pm or pm_head.shape[0] != n_pm:
             raise ValueError(Errors.E150)
         self.loc = np.full(max(n_pm, 1), -1, dtype=np.int32)
+        self.frames = np.zeros(3 * (n + 1), dtype=np.int32)
         if phi.shape[0] != S or phi.shape[1] != S or phi.shape[2] != 4:
             raise ValueError(Errors.E151.format(S=S, shape=tuple(phi.shape)[:3]))
         self.keep = (lat, grammar, phi, pm_tail, pm_head)
@@ -723,6 +806,22 @@ cdef class _Workspace:
                 self.offs[i * n + w] = self.total
                 self.total += size[i]
 
+    cdef object compact(self):
+        """:func:`_compact_layout`'s array for this lattice's candidates (2n row offsets, then
+        ``fin``, ``at``, and n copies of the offset of the vector that takes the inside pass's
+        other stores, which is also the rows' peak), or None where that layout does not apply."""
+        cdef long n = self.t.n, peak, i
+        out = np.zeros(5 * max(n, 1), dtype=np.int64)
+        cdef long[::1] a = out
+        if n == 0:
+            return None
+        peak = _compact_layout(&self.t, &a[2 * n], &a[3 * n])
+        if peak < 0:
+            return None
+        for i in range(n):
+            a[4 * n + i] = peak
+        return out
+
     cdef long scratch_size(self):
         return 6 * self.maxN + 4 * (self.maxU + 1) + self.maxN * self.maxSym + 8
 
@@ -743,6 +842,9 @@ cdef void _start(Pass* ps, _Workspace ws, Semiring sr, num* buf, const num* P, n
     ps.choice = NULL
     ps.uniforms = NULL
     ps.next_u = 0
+    ps.stack = &ws.frames[0]
+    ps.fin = NULL
+    ps.at = NULL
     ps.v = scratch
     ps.v2 = scratch + N
     ps.tmp = scratch + 2 * N
@@ -757,11 +859,24 @@ cdef void _start(Pass* ps, _Workspace ws, Semiring sr, num* buf, const num* P, n
 
 # ------------------------------------------------------------------ the Python API
 cdef double _run(_Workspace ws, Semiring sr, num[::1] P, num[::1] buf, num[::1] scratch, num[::1] mu,
-                 num[::1] counts, bint top_down, bint want_counts):
+                 num[::1] counts, bint top_down, bint want_counts, long[::1] compact=None):
+    """One pass; ``compact`` (inside only: :meth:`_Workspace.compact`'s array), the rows stacked
+    and everything else the inside pass stores (ML, MR, contexts: read only by a top-down pass)
+    written to one vector at its end, ``buf`` having ``compact[4n]`` + maxN entries."""
     cdef Pass ps
+    cdef Store cst
     cdef double logZ
+    cdef int n = ws.t.n
     _start(&ps, ws, sr, &buf[0], &P[0], &mu[0], &counts[0], &scratch[0])
     ps.want_counts = want_counts
+    if compact is not None and not top_down:
+        cst = ws.st
+        cst.fac[LEFT] = &compact[0]
+        cst.fac[RIGHT] = &compact[n]
+        cst.inner[LEFT] = cst.inner[RIGHT] = cst.ctx[LEFT] = cst.ctx[RIGHT] = &compact[4 * n]
+        ps.st = &cst
+        ps.fin = &compact[2 * n]
+        ps.at = &compact[3 * n]
     with nogil:
         logZ = _inside(&ps, &buf[0])
         if top_down and logZ > -INFINITY:
@@ -799,9 +914,11 @@ def run_dp(lat, grammar, cand_p, double[:, :, ::1] phi, bint r2l, str mode, bint
         if cnt.dtype != np.float64 or cnt.size != S * S * 4 or not cnt.flags.c_contiguous:
             raise ValueError(Errors.E154.format(size=S * S * 4))
         cnt = cnt.reshape(-1)
-    logZ = _run[double](ws, sr, P, np.zeros(max(ws.total, 1), dtype=np.float64),
+    compact = None if outside else ws.compact()  # the inside pass alone: the rows as a stack
+    size = ws.total if compact is None else compact[4 * lat.n] + ws.maxN
+    logZ = _run[double](ws, sr, P, np.zeros(max(size, 1), dtype=np.float64),
                         np.zeros(ws.scratch_size(), dtype=np.float64), mu, cnt, outside,
-                        counts and sr == SUM_PRODUCT)
+                        counts and sr == SUM_PRODUCT, compact)
     dmu = dcnt = None
     if tilt is not None and sr == SUM_PRODUCT and logZ > -np.inf and outside:
         h = np.ascontiguousarray(tilt, dtype=np.float64)

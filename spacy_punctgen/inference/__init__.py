@@ -6,5 +6,5 @@ Viterbi and posterior sampling over any semiring; :mod:`.dp` is its Python wrapp
 (grammar, lattice, input checks).  ``_train`` holds the compiled sparse-gradient
 kernels used by ATTACH and the lazy Adam optimiser.  ``_slot_mbr`` (source
 ``cython_ext/slot_mbr.pyx``, C++) computes the restoration's slot marginals and per-slot MBR
-choices for a whole batch; its wrapper is :mod:`spacy_punctgen.decode.exact`.
+choices for a whole batch; its wrapper is :mod:`spacy_punctgen.decode.marginal`.
 """

@@ -257,7 +257,9 @@ def _check_grammar(lat: Lattice, grammar: Grammar) -> None:
         raise ValueError(Errors.E120.format(sym=lat.max_symbol, pm=lat.max_puncteme, n_sym=grammar.n_symbols, n_pm=len(grammar.punctemes)))
 
 
-def _check_phi(grammar: Grammar, phi) -> np.ndarray:
+def check_phi(grammar: Grammar, phi) -> np.ndarray:
+    """``phi`` as float64, C-contiguous, ``[S, S, 4]`` (E121), finite and >= 0 (E122): what every
+    pass needs, checked once per batch by callers that pass ``phi_checked``."""
     phi = np.ascontiguousarray(phi, dtype=np.float64)
     S = grammar.n_symbols
     if phi.shape != (S, S, 4):
@@ -275,13 +277,13 @@ def inside_outside(lat: Lattice, grammar: Grammar, cand_p, phi, r2l: bool, grad:
     ``tilt`` (float per candidate): also return d/dλ at λ=0 of the marginals and
     counts when each candidate's weight is multiplied by exp(λ·tilt).
     ``counts_out`` (float64 ``[S, S, 4]``): the counts are added to it (and it is the
-    result's ``counts``).  ``phi_checked``: ``phi`` already passed :func:`_check_phi`
+    result's ``counts``).  ``phi_checked``: ``phi`` already passed :func:`check_phi`
     (a trainer checks it once per batch, not once per sentence).
     """
     p = _check_p(lat, cand_p)
     _check_grammar(lat, grammar)
     if not phi_checked:
-        phi = _check_phi(grammar, phi)
+        phi = check_phi(grammar, phi)
     if lat.n_candidates == 0:
         S = grammar.n_symbols
         return DPResult(-np.inf, np.zeros(0), np.zeros((S, S, 4)) if counts_out is None else counts_out)
@@ -300,7 +302,7 @@ def log_prob(lat: Lattice, grammar: Grammar, cand_p, phi, r2l: bool, phi_checked
     if lat.n_candidates == 0:
         return -np.inf
     if not phi_checked:
-        phi = _check_phi(grammar, phi)
+        phi = check_phi(grammar, phi)
     return float(_dp.run_dp(lat, grammar, p, phi, bool(r2l), "sum", False, False)[0])
 
 
@@ -314,7 +316,7 @@ def viterbi(lat: Lattice, grammar: Grammar, cand_p, phi, r2l: bool,
     if lat.n_candidates == 0:
         return -np.inf, np.full(lat.n, -1, dtype=np.int64)
     if not phi_checked:
-        phi = _check_phi(grammar, phi)
+        phi = check_phi(grammar, phi)
     return _viterbi_checked(lat, grammar, p, phi, r2l)
 
 
@@ -383,7 +385,7 @@ def _bounded_inputs(lat: Lattice, grammar: Grammar, cand_p, phi, r2l: bool, phi_
         return None, viterbi(lat, grammar, p, phi, r2l, phi_checked)
     _check_grammar(lat, grammar)  # the restricted lattices use no more than lat
     if not phi_checked:
-        phi = _check_phi(grammar, phi)
+        phi = check_phi(grammar, phi)
     if not _dp.surface_producible(lat, grammar, p):  # impossible: what every Viterbi pass would say
         return None, (-np.inf, np.full(lat.n, -1, dtype=np.int64))
     return (p, ptr, phi), None
@@ -436,7 +438,7 @@ def sample_posterior(lat: Lattice, grammar: Grammar, cand_p, phi, r2l: bool, n_s
     uniforms = rng.random((int(n_samples), lat.n))
     if lat.n_candidates == 0:
         raise ValueError(Errors.E123)
-    logZ, choices = _dp.sample_dp(lat, grammar, p, _check_phi(grammar, phi), bool(r2l), uniforms)
+    logZ, choices = _dp.sample_dp(lat, grammar, p, check_phi(grammar, phi), bool(r2l), uniforms)
     if logZ == -np.inf:
         raise ValueError(Errors.E123)
     return choices

@@ -11,7 +11,7 @@ import numpy as np
 
 from spacy_punctgen.data.preprocess import PunctSentence
 from spacy_punctgen.data.underlying import slot_strings
-from spacy_punctgen.inference.dp import (Lattice, _check_phi, log_prob as dp_log_prob, restrict_lattice,
+from spacy_punctgen.inference.dp import (Lattice, check_phi, log_prob as dp_log_prob, restrict_lattice,
                                          viterbi_bounded)
 from spacy_punctgen.model.backoff import backoff_mixture
 
@@ -26,10 +26,10 @@ def _pairs(model, lat: Lattice, best: Sequence[int]) -> Pairs:
 
 def best_underlying(model, sentence) -> Optional[Pairs]:
     """The best derivation's ``(l, r)`` puncteme per node, or None if ``p(x|T) = 0``."""
-    prep = model._as_prepared(sentence)
-    fwd, pos, _ = model._forward([prep])
-    cand_p = model._cand_p(fwd, prep, pos[0])
-    logbest, best = viterbi_bounded(prep.lattice, model.grammar, cand_p, model._phi(), model.r2l,
+    prep = model.as_prepared(sentence)
+    fwd, pos, _ = model.forward([prep])
+    cand_p = model.candidate_probs(fwd, prep, pos[0])
+    logbest, best = viterbi_bounded(prep.lattice, model.grammar, cand_p, model.shared_phi(), model.r2l,
                                     len(model.grammar.punctemes))
     if not np.isfinite(logbest):
         return None
@@ -73,33 +73,33 @@ def _analysed(model, sentences: Sequence[PunctSentence], chunk: int, logprob: bo
     """:func:`analyze`'s work: per sentence its compiled form (a ``Prepared``), best pairs and
     log-probability."""
     smoothed = logprob and model.smooth_delta > 0
-    phi, g, r2l = model._phi(), model.grammar, model.r2l
-    phi = _check_phi(g, phi)  # once for the batch, not twice per sentence
+    phi, g, r2l = model.shared_phi(), model.grammar, model.r2l
+    phi = check_phi(g, phi)  # once for the batch, not twice per sentence
     n_pm = len(g.punctemes)
     for a in range(0, len(sentences), max(1, int(chunk))):
         preps = [model.prepare(s, smoothed, tilt=False) for s in sentences[a:a + chunk]]
-        fwd, pos, _ = model._forward(preps)
+        fwd, pos, _ = model.forward(preps)
         lp = np.empty(len(preps), dtype=np.float64)
         bests = []
         for j, (prep, ps) in enumerate(zip(preps, pos)):
             lat = prep.lattice
             if logprob:
-                lp[j] = dp_log_prob(lat, g, model._cand_p(fwd, prep, ps), phi, r2l, phi_checked=True)
+                lp[j] = dp_log_prob(lat, g, model.candidate_probs(fwd, prep, ps), phi, r2l, phi_checked=True)
             if smoothed and lat.n_candidates:
                 plain = ~prep.cand_extra
                 lat, ps = restrict_lattice(lat, plain, n_pm), ps[plain]
             logbest, best = viterbi_bounded(lat, g, np.exp(fwd.logp[ps]), phi, r2l, n_pm, phi_checked=True)
             bests.append(_pairs(model, lat, best) if np.isfinite(logbest) else None)
         if logprob:
-            yield from zip(preps, bests, backoff_mixture(lp, model._backoff_q(preps), model.backoff_eps).tolist())
+            yield from zip(preps, bests, backoff_mixture(lp, model.backoff_log_qs(preps), model.backoff_eps).tolist())
         else:
             yield from ((prep, best, None) for prep, best in zip(preps, bests))
 
 
 def node_distribution(model, sentence, w: int) -> List[Tuple[Tuple[str, ...], Tuple[str, ...], float]]:
     """``p_θ(l, r | w)`` over ``W_d(w)`` for node ``w``, most probable first."""
-    prep = model._as_prepared(sentence)
-    fwd, _, _ = model._forward([prep])
+    prep = model.as_prepared(sentence)
+    fwd, _, _ = model.forward([prep])
     a, z = fwd.node_off[w], fwd.node_off[w + 1]
     pairs = model.extractor.rel_tables[int(prep.rel_ids[w])].pairs
     pm = model.inventory.punctemes

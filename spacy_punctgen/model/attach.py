@@ -28,7 +28,7 @@ from typing import Callable, List, Tuple
 
 import numpy as np
 
-from spacy_punctgen.inference import _train
+from spacy_punctgen.inference import kernels
 from spacy_punctgen.model.features import FeatureExtractor, FeatureIndex
 
 
@@ -208,14 +208,14 @@ class AttachScorer:
         theta = np.ascontiguousarray(theta)
         if theta.dtype != np.float64:
             theta = theta.astype(np.float32, copy=False)
-        _train.attach_forward(theta, rel_ids, unit_ptr, units, e_ptr, e_col, e_feat,
+        kernels.attach_forward(theta, rel_ids, unit_ptr, units, e_ptr, e_col, e_feat,
                               P, K, V, off, pc, node_off, logp)
 
         def backprop(G: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
             slot = self.__dict__.get("_slot")
             if slot is None or slot.size < self.n_features:
                 slot = self._slot = np.full(self.n_features, -1, dtype=np.int32)
-            return _train.attach_backward(np.ascontiguousarray(G, dtype=np.float64), rel_ids, unit_ptr, units,
+            return kernels.attach_backward(np.ascontiguousarray(G, dtype=np.float64), rel_ids, unit_ptr, units,
                                           e_ptr, e_col, e_feat, P, K, V, off, pc, node_off, slot)
 
         return AttachForward(node_off, logp, []), backprop
@@ -238,10 +238,10 @@ class AttachScorer:
         theta = np.ascontiguousarray(theta)
         if theta.dtype != np.float64:
             theta = theta.astype(np.float32, copy=False)
-        _train.attach_scores(theta, rel_ids, unit_ptr, units, e_ptr, e_col, e_feat, P, K, V, off, pc,
+        kernels.attach_scores(theta, rel_ids, unit_ptr, units, e_ptr, e_col, e_feat, P, K, V, off, pc,
                              node_off, z)
         lse = np.empty(len(rel_ids), dtype=np.float64)
-        _train.segment_sums(np.exp(z), node_off, lse)
+        kernels.segment_sums(np.exp(z), node_off, lse)
         return AttachForward(node_off, z - np.repeat(np.log(lse), sizes), [])
 
     def unit_weights(self, theta: np.ndarray, uids: np.ndarray, table

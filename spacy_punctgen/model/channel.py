@@ -171,9 +171,11 @@ def channel_prob(u: Sequence[int], x: Sequence[int], phi: np.ndarray, r2l: bool,
     return channel_distribution(u, phi, r2l, use_max).get(tuple(int(s) for s in x), 0.0)
 
 
-_WRITES_A = np.array([EDIT_RULES[e][0] == "a" for e in range(N_EDITS)])
-_WRITES_B = np.array([EDIT_RULES[e][0] == "b" for e in range(N_EDITS)])
-_PENDS_B = np.array([EDIT_RULES[e][1] == "b" for e in range(N_EDITS)])
+#: per edit: whether it writes a, whether it writes b, whether b is left pending (the vectorised
+#: channel samplers, here and in decode/sampling.py, index these by edit)
+WRITES_A = np.array([EDIT_RULES[e][0] == "a" for e in range(N_EDITS)])
+WRITES_B = np.array([EDIT_RULES[e][0] == "b" for e in range(N_EDITS)])
+PENDS_B = np.array([EDIT_RULES[e][1] == "b" for e in range(N_EDITS)])
 
 
 def sample_channel(u: Sequence[int], phi: np.ndarray, r2l: bool, uniforms: np.ndarray) -> np.ndarray:
@@ -191,10 +193,10 @@ def sample_channel(u: Sequence[int], phi: np.ndarray, r2l: bool, uniforms: np.nd
         b = seq[t]
         cdf = np.cumsum(phi[pending, b], axis=1)
         e = np.argmax(uniforms[:, t - 1, None] * cdf[:, -1:] < cdf, axis=1)
-        emit = _WRITES_A[e] | _WRITES_B[e]
-        out[rows[emit], pos[emit]] = np.where(_WRITES_A[e[emit]], pending[emit], b)
+        emit = WRITES_A[e] | WRITES_B[e]
+        out[rows[emit], pos[emit]] = np.where(WRITES_A[e[emit]], pending[emit], b)
         pos += emit
-        pending = np.where(_PENDS_B[e], b, pending)
+        pending = np.where(PENDS_B[e], b, pending)
     out[rows, pos] = pending
     pos += 1
     if r2l:  # reverse each row's filled prefix

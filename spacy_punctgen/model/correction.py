@@ -70,25 +70,25 @@ def correction_inputs(model, sentences: Sequence[PunctSentence], top_k: int,
     sentences = list(sentences)
     if erroneous is not None and len(erroneous) != len(sentences):
         raise ValueError(Errors.E836.format(n_e=len(erroneous), n=len(sentences)))
-    g, r2l, phi = model.grammar, model.r2l, model._phi()
-    units = model.extractor._unit_str
+    g, r2l, phi = model.grammar, model.r2l, model.shared_phi()
+    unit = model.extractor.unit_string
     tables = model.extractor.rel_tables
     E: List[Optional[PairIds]] = []
     nodes: List[Optional[List[NodeInput]]] = []
     for a in range(0, len(sentences), max(1, int(chunk))):
         part = sentences[a:a + chunk]
         preps = [model.prepare(s, False) for s in part]
-        fwd, pos, start = model._forward(preps)
+        fwd, pos, start = model.forward(preps)
         logp = np.asarray(fwd.logp, dtype=np.float64)
         off = np.asarray(fwd.node_off)
         for j, (prep, ps) in enumerate(zip(preps, pos)):
             k = a + j
             if erroneous is None:
-                e = _best(prep, g, model._cand_p(fwd, prep, ps), phi, r2l)
+                e = _best(prep, g, model.candidate_probs(fwd, prep, ps), phi, r2l)
                 if e is None and model.smooth_delta > 0:
                     sp = model.prepare(sentences[k], True)
-                    sf, spos, _ = model._forward([sp])
-                    e = _best(sp, g, model._cand_p(sf, sp, spos[0]), phi, r2l)
+                    sf, spos, _ = model.forward([sp])
+                    e = _best(sp, g, model.candidate_probs(sf, sp, spos[0]), phi, r2l)
             else:
                 e = erroneous[k]
             E.append(e)
@@ -105,7 +105,7 @@ def correction_inputs(model, sentences: Sequence[PunctSentence], top_k: int,
                 lp = logp[off[v]:off[v + 1]]
                 lp = lp - (lp.max() + math.log(np.exp(lp - lp.max()).sum()))
                 pairs = tables[int(prep.rel_ids[w])].pairs
-                ctx = [units[u] for u in prep.units[prep.unit_ptr[w]:prep.unit_ptr[w + 1]].tolist()]
+                ctx = [unit(u) for u in prep.units[prep.unit_ptr[w]:prep.unit_ptr[w + 1]].tolist()]
                 out.append(_node(pairs, lp, (int(e[w, 0]), int(e[w, 1])), top_k, relation_key(s.deprels[w]), ctx))
             nodes.append(out)
     return E, nodes

@@ -22,7 +22,7 @@ from typing import Optional, Sequence
 import numpy as np
 
 from spacy_punctgen.errors import Errors
-from spacy_punctgen.inference.dp import _check_phi, inside_outside
+from spacy_punctgen.inference.dp import check_phi, inside_outside
 from spacy_punctgen.model.channel import channel_grad
 
 
@@ -73,16 +73,16 @@ def objective_and_gradient(model, batch: Sequence, l2: float = 0.0, xi: Optional
     """See :meth:`.punct_model.PunctModel.objective_and_gradient`."""
     xi = model.xi if xi is None else float(xi)
     check_trainable(batch)
-    fwd, backprop, pos, node_start = model._begin_update(batch)
+    fwd, backprop, pos, node_start = model.begin_update(batch)
     p = np.exp(fwd.logp)
-    phi = model._phi()
+    phi = model.shared_phi()
     full = model.mode == "full"
     counts_sum = np.zeros(phi.shape, dtype=np.float64) if full else None
     loglik = e_unm = obj = 0.0
     n_imp = n_slots = 0
     idx_parts, val_parts = [], []
     keep = np.zeros(len(fwd.logp), dtype=bool)
-    phi = _check_phi(model.grammar, phi)
+    phi = check_phi(model.grammar, phi)
     for b, (prep, ps) in enumerate(zip(batch, pos)):
         use_tilt = xi > 0 and bool(prep.tilt.any())
         # untilted counts go straight into the batch's sum

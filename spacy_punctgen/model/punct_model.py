@@ -44,6 +44,7 @@ from spacy_punctgen.data.inventory import PunctInventory
 from spacy_punctgen.data.preprocess import PunctSentence
 from spacy_punctgen.errors import Errors
 from spacy_punctgen.data.trees import forest, tree_structure
+from spacy_punctgen.inference.kernels import segment_sums
 from spacy_punctgen.inference.dp import Grammar, Lattice, build_lattice_tables, log_prob as dp_log_prob
 from spacy_punctgen.model import analysis, serialize
 from spacy_punctgen.model.attach import AttachForward, AttachScorer, Backprop
@@ -141,7 +142,7 @@ class PunctModel:
         self.grammar = Grammar(len(inventory.symbols),
                                [[inventory.symbol_id(t) for t in p] for p in inventory.punctemes] + [[1]])
         self.extractor = FeatureExtractor(inventory, self.feature_config)
-        self._set_index(FeatureIndex.empty())
+        self.set_index(FeatureIndex.empty())
         S = self.n_symbols
         self.theta = np.zeros(0, dtype=np.float32)
         self.psi = np.zeros((S, S, 4), dtype=np.float32)
@@ -161,7 +162,9 @@ class PunctModel:
     def r2l(self) -> bool:
         return is_r2l(self.direction)
 
-    def _set_index(self, index: FeatureIndex) -> None:
+    def set_index(self, index: FeatureIndex) -> None:
+        """Use the feature dictionary ``index`` (θ must then have one weight per entry): the
+        scorer over it is rebuilt."""
         self.index = index
         self.scorer = AttachScorer(self.extractor, index)
 
@@ -226,7 +229,8 @@ class PunctModel:
             got = cache[smoothed] = _RelArrays(cands, sizes, offset, n_extra, unm, tab_ptr, tab_pairs.reshape(-1, 2))
         return got
 
-    def _as_prepared(self, sentence: Union[PunctSentence, "Prepared"]) -> "Prepared":
+    def as_prepared(self, sentence: Union[PunctSentence, "Prepared"]) -> "Prepared":
+        """``sentence`` compiled (:meth:`prepare`), or itself if it already is."""
         return sentence if isinstance(sentence, Prepared) else self.prepare(sentence)
 
     def prepare_all(self, sentences: Sequence[PunctSentence], smoothed: bool = False) -> List[Prepared]:
@@ -256,7 +260,7 @@ class PunctModel:
         """Build the feature dictionary and the back-off model from training data, and draw
         the initial parameters (θ ~ N(0, theta_scale²), ψ ~ N(0, psi_scale²); paper: both 1).
         ``psi_keep_bias`` is added to every ``keep`` logit, starting the channel near the identity."""
-        self._set_index(self._collect_features(train))
+        self.set_index(self._collect_features(train))
         rng = np.random.default_rng(seed)
         F = self.n_features
         self.theta = np.zeros(F, dtype=np.float32)
@@ -276,15 +280,16 @@ class PunctModel:
         """log q(x) of the tree-independent back-off model (:mod:`.backoff`)."""
         return backoff_log_q(self.backoff_tok_logp, self.backoff_len_logp, prep.slot_syms)
 
-    def _backoff_q(self, batch: Sequence[Prepared]) -> np.ndarray:
+    def backoff_log_qs(self, batch: Sequence[Prepared]) -> np.ndarray:
+        """:meth:`backoff_log_q` of every sentence of ``batch``."""
         return np.array([self.backoff_log_q(p) for p in batch])
 
     # ---------------------------------------------------------------- scoring
     def phi(self) -> np.ndarray:
         """The channel tables ``φ = softmax(ψ)`` (float64 ``[S, S, 4]``; a fresh copy)."""
-        return self._phi().copy()
+        return self.shared_phi().copy()
 
-    def _phi(self) -> np.ndarray:
+    def shared_phi(self) -> np.ndarray:
         """``φ``, cached until ψ, the mode or the direction changes: the cache compares ψ with a
         saved copy (tens of µs against the softmax's ms), so in-place edits of ψ are seen.
         Shared between calls: callers must not modify it."""
@@ -324,8 +329,8 @@ class PunctModel:
             pos.append(ps)
         return pos, node_start
 
-    def _forward(self, batch: Sequence[Prepared], reference: bool = False
-                 ) -> Tuple[AttachForward, List[np.ndarray], np.ndarray]:
+    def forward(self, batch: Sequence[Prepared], reference: bool = False
+                ) -> Tuple[AttachForward, List[np.ndarray], np.ndarray]:
         """ATTACH's scores of a batch, with :meth:`_positions`: compiled
         (:meth:`.AttachScorer.score`), or with ``reference`` the NumPy
         :meth:`.AttachScorer.predict` (equal to the bit, and with the ``groups`` that the NumPy
@@ -335,39 +340,79 @@ class PunctModel:
         pos, node_start = self._positions(fwd, batch)
         return fwd, pos, node_start
 
-    def _begin_update(self, batch: Sequence[Prepared]
-                      ) -> Tuple[AttachForward, Backprop, List[np.ndarray], np.ndarray]:
-        """:meth:`_forward` for training: the compiled scores and their ``backprop``
+    def begin_update(self, batch: Sequence[Prepared]
+                     ) -> Tuple[AttachForward, Backprop, List[np.ndarray], np.ndarray]:
+        """:meth:`forward` for training: the compiled scores and their ``backprop``
         (:meth:`.AttachScorer.begin_update`)."""
         fwd, backprop = self.scorer.begin_update(self.theta, *self._nodes(batch))
         pos, node_start = self._positions(fwd, batch)
         return fwd, backprop, pos, node_start
 
-    def _cand_p(self, fwd: AttachForward, prep: Prepared, ps: np.ndarray) -> np.ndarray:
-        """The lattice candidates' probabilities (smoothed mixture for smoothed sentences)."""
+    def candidate_probs(self, fwd: AttachForward, prep: Prepared, ps: np.ndarray) -> np.ndarray:
+        """The lattice candidates' probabilities (smoothed mixture for smoothed sentences), from
+        :meth:`forward`'s scores ``fwd`` and the sentence's positions ``ps`` in them."""
         if not prep.smoothed:
             return np.exp(fwd.logp[ps])
         d = self.smooth_delta
         base = np.exp(fwd.logp[np.where(prep.cand_extra, 0, ps)])
         return np.where(prep.cand_extra, d * prep.cand_share, (1.0 - d) * base)
 
+    def node_priors(self, sentences: Sequence[PunctSentence], chunk: int = 256
+                    ) -> List[Tuple[List[np.ndarray], List[np.ndarray]]]:
+        """The prior ``p(T'|T)`` the restoration decoders start from: per sentence, per node, the
+        pairs of ``W_d(w)`` (puncteme ids, int64 ``(P, 2)``) and ATTACH's ``p_θ(l, r | w)`` of each.
+        The slots are not read and the trees not checked (the decoders check them).  Scored in
+        batches of ``chunk`` sentences by the compiled ``AttachScorer.score``; each node's
+        ``exp(log p)`` is normalised by its sum as ``np.exp(logp[lo:hi]) / ….sum()`` would
+        (``segment_sums`` sums as NumPy does), for all nodes of a batch at once."""
+        out: List[Tuple[List[np.ndarray], List[np.ndarray]]] = []
+        ex = self.extractor
+        tables = ex.rel_tables
+        chunk = max(1, int(chunk))
+        for a in range(0, len(sentences), chunk):
+            part = sentences[a:a + chunk]
+            rels, ptrs, units, off = [], [np.zeros(1, dtype=np.int64)], [], 0
+            for s in part:
+                r, p, u = ex.sentence_units(s)
+                rels.append(r)
+                ptrs.append(p[1:] + off)
+                units.append(u)
+                off += int(p[-1])
+            fwd = self.scorer.score(self.theta, np.concatenate(rels), np.concatenate(ptrs), np.concatenate(units))
+            node_off = fwd.node_off
+            p = np.exp(fwd.logp)
+            sums = np.empty(len(node_off) - 1, dtype=np.float64)
+            segment_sums(p, node_off, sums)
+            p /= np.repeat(sums, np.diff(node_off))
+            bounds = node_off.tolist()
+            node = 0
+            for r in rels:
+                n = len(r)
+                out.append(([tables[rid].pairs for rid in r.tolist()],
+                            [p[bounds[w]:bounds[w + 1]] for w in range(node, node + n)]))
+                node += n
+        return out
+
+    # the names these methods had; tests and modules outside model/ still call them
+    _forward, _cand_p, _phi, _begin_update = forward, candidate_probs, shared_phi, begin_update
+
     def log_probs(self, batch: Sequence[Prepared], backoff: bool = False,
                   chunk: int = 64) -> np.ndarray:
         """log p(x|T) per sentence (``-inf`` if impossible); with ``backoff`` the mixture p'."""
         out = np.empty(len(batch), dtype=np.float64)
-        phi = self._phi()
+        phi = self.shared_phi()
         for a in range(0, len(batch), chunk):
             part = batch[a:a + chunk]
-            fwd, pos, _ = self._forward(part)
+            fwd, pos, _ = self.forward(part)
             for j, (prep, ps) in enumerate(zip(part, pos)):
-                cand_p = self._cand_p(fwd, prep, ps)
+                cand_p = self.candidate_probs(fwd, prep, ps)
                 out[a + j] = dp_log_prob(prep.lattice, self.grammar, cand_p, phi, self.r2l)
         if backoff:
-            out = backoff_mixture(out, self._backoff_q(batch), self.backoff_eps)
+            out = backoff_mixture(out, self.backoff_log_qs(batch), self.backoff_eps)
         return out
 
     def log_prob(self, sentence: Union[PunctSentence, Prepared], backoff: bool = False) -> float:
-        return float(self.log_probs([self._as_prepared(sentence)], backoff=backoff)[0])
+        return float(self.log_probs([self.as_prepared(sentence)], backoff=backoff)[0])
 
     def perplexity(self, batch: Sequence[Prepared]) -> dict:
         """Per-slot perplexity (docs/model.md §5) with the back-off mixture, plus the exact figure
@@ -375,7 +420,7 @@ class PunctModel:
         lp = self.log_probs(batch)
         possible = np.isfinite(lp)
         slots = np.array([p.n_slots for p in batch], dtype=np.float64)
-        mix = backoff_mixture(lp, self._backoff_q(batch), self.backoff_eps)
+        mix = backoff_mixture(lp, self.backoff_log_qs(batch), self.backoff_eps)
         n_slots = float(slots.sum())
         res = {
             "perplexity_per_slot": float(np.exp(-mix.sum() / n_slots)) if n_slots else float("nan"),
@@ -430,7 +475,7 @@ class PunctModel:
         keep = np.abs(self.theta) > threshold
         clone = type(self).__new__(type(self))
         clone.__dict__.update(self.__dict__)
-        clone._set_index(FeatureIndex(self.index.ctx[keep], self.index.prop[keep]))
+        clone.set_index(FeatureIndex(self.index.ctx[keep], self.index.prop[keep]))
         theta = self.theta[keep]
         if float16:
             theta = theta.astype(np.float16).astype(np.float32)

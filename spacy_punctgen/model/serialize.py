@@ -228,7 +228,7 @@ def build(cls, cfg: dict, inv_data: dict, params: Dict[str, np.ndarray], where: 
             raise ValueError(Errors.E228.format(where=where["params"], name=name, problem=problem))
     ctx, prop = _feature_arrays(params, version, F, where["params"])
     try:
-        model._set_index(FeatureIndex(ctx, prop))
+        model.set_index(FeatureIndex(ctx, prop))
     except ValueError as err:
         raise ValueError(Errors.E209.format(where=where["params"], err=err)) from None
     model.theta = params["theta"].astype(np.float32)

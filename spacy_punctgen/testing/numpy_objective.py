@@ -23,10 +23,10 @@ def objective_and_gradient(model, batch: Sequence, l2: float = 0.0, xi: Optional
     computes; with ``sparse`` the feature ids may repeat (add them up)."""
     xi = model.xi if xi is None else float(xi)
     check_trainable(batch)
-    fwd, pos, node_start = model._forward(batch, reference=True)
+    fwd, pos, node_start = model.forward(batch, reference=True)
     p = np.exp(fwd.logp)
     G = np.zeros_like(p)
-    phi = model._phi()
+    phi = model.shared_phi()
     full = model.mode == "full"
     gpsi = np.zeros(phi.shape, dtype=np.float64) if full else None
     terms = []  # per possible sentence: (log p(x|T), E[c(T')], slots)

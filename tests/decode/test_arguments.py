@@ -72,5 +72,13 @@ def test_good_arguments_accepted(model, sent):
     assert len(sample_punctuation(model, sent, n_samples=7, seed=None)) == 7
     for method in METHODS:
         assert len(restore_sentence(model, sent, method=method, n_samples=20)) == len(sent.words) + 1
-    # "exact" draws nothing: its n_samples is not looked at
-    assert restore_sentence(model, sent, method="exact", n_samples=0) == restore_sentence(model, sent, method="exact")
+    # "marginal" draws nothing: its n_samples is not looked at
+    assert restore_sentence(model, sent, method="marginal", n_samples=0) == restore_sentence(model, sent)
+
+
+def test_the_removed_exact_method_says_what_to_use(model, sent):
+    """'exact' was the NumPy twin of 'marginal' (now spacy_punctgen.testing.exact_mbr): E960 says so."""
+    assert "exact" not in METHODS
+    for entry in ENTRY_POINTS.values():
+        with pytest.raises(ValueError, match="E960.*'marginal'"):
+            entry(model, sent, method="exact")

@@ -8,9 +8,10 @@ import pytest
 
 from spacy_punctgen.data.damage import DamageConfig, damage_sentences
 from spacy_punctgen.decode import mbr
-from spacy_punctgen.decode.correct import (METHODS, correct, correct_sentences, correct_sentences_paper,
+from spacy_punctgen.decode.priors import Prior, channel_for, check_sentence
+from spacy_punctgen.decode.correct import (CORRECTION_METHODS, correct, correct_sentences, correct_sentences_paper,
                                            paper_node_distributions)
-from spacy_punctgen.decode.exact import marginal_distributions
+from spacy_punctgen.decode.marginal import marginal_distributions
 from spacy_punctgen.model.channel import channel_distribution
 from spacy_punctgen.model.correction import CorrectionModel, viterbi_pair_ids
 from spacy_punctgen.testing.reference import underlying_slots
@@ -57,9 +58,9 @@ def test_marginals_and_choices_equal_brute_force(setup):
         if dist is None:
             continue
         brute = _brute(model, s, dist)
-        first, last = mbr._check_sentence(s)
-        prior = mbr._Prior([c for c, _ in dist], [p for _, p in dist], first, last)
-        exact = marginal_distributions([[prior]], model.grammar, mbr._channel_for(model).phi, model.r2l,
+        first, last = check_sentence(s)
+        prior = Prior([c for c, _ in dist], [p for _, p in dist], first, last)
+        exact = marginal_distributions([[prior]], model.grammar, channel_for(model).phi, model.r2l,
                                        prune=0.0, beam=10 ** 6, symbols=model.inventory.symbols)[0]
         for b, e in zip(brute, exact):
             assert sum(b.values()) == pytest.approx(1.0)
@@ -97,7 +98,7 @@ def test_identity_model_reduces_to_the_channel_of_the_viterbi_tree(setup):
 
 def test_dispatch_and_errors(setup):
     model, cm, bad = setup
-    assert METHODS == ("noise", "paper")
+    assert CORRECTION_METHODS == ("noise", "paper")
     assert correct(model, bad[:2], "paper", correction_model=cm) == correct_sentences_paper(model, cm, bad[:2])
     assert correct(model, bad[:2]) == correct_sentences(model, bad[:2])
     with pytest.raises(ValueError, match="E841"):

@@ -23,19 +23,23 @@ def model(request):
     return toy_model(request.param)
 
 
+@pytest.mark.parametrize("which", ["compiled", "reference"])
 @pytest.mark.parametrize("prune", [0.0, None])
 @pytest.mark.parametrize("k", [0, 2, 4])
-def test_exact_marginals_match_brute_force(model, k, prune, monkeypatch):
-    import spacy_punctgen.decode.mbr as decode
+def test_exact_marginals_match_brute_force(model, k, prune, which, monkeypatch):
+    """The library's (compiled) slot marginals and the NumPy reference's, against brute force."""
+    import spacy_punctgen.decode.marginal as marginal
+    import spacy_punctgen.testing.exact_mbr as reference
 
     tol = 1e-12 if prune == 0.0 else 1e-5  # None: the default pruning of tiny states
     if prune is not None:
-        monkeypatch.setattr(decode, "EXACT_PRUNE", prune)
+        monkeypatch.setattr(marginal, "EXACT_PRUNE", prune)
+        monkeypatch.setattr(reference, "EXACT_PRUNE", prune)
     sent = toy_sentences()[k]
     joint = brute_joint(model, sent)
     assert sum(joint.values()) == pytest.approx(1.0, abs=1e-9)
     brute = joint_marginals(joint, len(sent.slots))
-    exact = slot_marginals(model, sent)
+    exact = (slot_marginals if which == "compiled" else reference.slot_marginals)(model, sent)
     for i, (b, e) in enumerate(zip(brute, exact)):
         assert set(e) <= set(b), i
         if prune == 0.0:
@@ -98,10 +102,10 @@ def test_mbr_beats_the_mode_on_a_hand_built_case():
     assert mbr_index(support, support, [0.6, 0.2, 0.2]) == 0
 
 
-def test_exact_and_slot_pick_the_brute_force_mbr_string(model):
+def test_marginal_and_slot_pick_the_brute_force_mbr_string(model):
     sent = toy_sentences()[2]
     brute = joint_marginals(brute_joint(model, sent), len(sent.slots))
-    exact = restore_sentence(model, sent, method="exact")
+    exact = restore_sentence(model, sent, method="marginal")
     slot = restore_sentence(model, sent, method="slot", n_samples=N_BIG, seed=5)
     assert len(exact) == len(slot) == len(sent.words) + 1
     for i, b in enumerate(brute):

@@ -12,8 +12,10 @@ from spacy.tokens import Doc
 from spacy.vocab import Vocab
 
 from spacy_punctgen.data.preprocess import PunctSentence
-from spacy_punctgen.decode import mbr
+from spacy_punctgen.decode import mbr, sample_choice, sampling
 from spacy_punctgen.decode.mbr import restore_sentence, sample_punctuation, slot_marginals
+from spacy_punctgen.decode.priors import sentence_priors
+from spacy_punctgen.testing import exact_mbr
 from spacy_punctgen.testing.toy import toy_model
 
 MB = 1 << 20
@@ -74,8 +76,8 @@ def test_1000_word_chain_in_bounded_memory(l2r, left, method):
     assert peak < 250 * MB, peak / MB
 
 
-def test_1000_word_chain_exact_in_bounded_memory(r2l):
-    choices, peak = _peak(lambda: restore_sentence(r2l, chain(1000, True), method="exact"))
+def test_1000_word_chain_marginal_in_bounded_memory(r2l):
+    choices, peak = _peak(lambda: restore_sentence(r2l, chain(1000, True), method="marginal"))
     assert len(choices) == 1001
     assert all(0.0 <= c.prob <= 1.0 for c in choices)
     assert peak < 100 * MB, peak / MB
@@ -100,22 +102,28 @@ def _count_work(monkeypatch):
     channel, string pairs scored, exact candidates merged."""
     work = Counter()
 
-    def wrap(name, measure):
-        f = getattr(mbr, name)
+    def wrap(module, name, measure):
+        f = getattr(module, name)
 
         def counted(*a, **k):
             work[name] += measure(*a, **k)
             return f(*a, **k)
 
-        monkeypatch.setattr(mbr, name, counted)
+        monkeypatch.setattr(module, name, counted)
 
-    wrap("_sample_block", lambda prior, chosen, tables, channel, slots, N, rng: len(slots) * N
+    wrap(sampling, "_sample_block", lambda prior, chosen, tables, channel, slots, N, rng: len(slots) * N
          + N * sum(len(prior.slot_parts[i]) for i in slots))
-    wrap("_run_channel", lambda syms, *a: len(syms))
-    wrap("_pair_distances", lambda pad, lens, pa, pb: len(pa) * max(1, int(lens.max(initial=0))))
-    wrap("edit_matrix", lambda A, B: len(A) * len(B) * (1 + max(map(len, list(A) + list(B)), default=0)))
-    wrap("_groups", lambda keys: len(keys[0]))
+    wrap(sampling, "_run_channel", lambda syms, *a: len(syms))
+    for module in (sample_choice, exact_mbr):  # (the modules that call them)
+        wrap(module, "pair_distances", lambda pad, lens, pa, pb: len(pa) * max(1, int(lens.max(initial=0))))
+        wrap(module, "edit_matrix", lambda A, B: len(A) * len(B) * (1 + max(map(len, list(A) + list(B)), default=0)))
+    wrap(exact_mbr, "_groups", lambda keys: len(keys[0]))
     return work
+
+
+def _exact(model, sent):
+    """The NumPy reference decoder's choices (testing/exact_mbr.py)."""
+    return exact_mbr.restore_exact(model, [[sent]])[0]
 
 
 @pytest.mark.parametrize("method", ["slot", "exact"])
@@ -125,13 +133,16 @@ def test_work_grows_linearly_with_the_length(l2r, monkeypatch, method, left):
     counts = []
     for n in (200, 800):
         work.clear()
-        restore_sentence(l2r, chain(n, left), method=method, n_samples=300)
+        if method == "exact":
+            _exact(l2r, chain(n, left))
+        else:
+            restore_sentence(l2r, chain(n, left), method=method, n_samples=300)
         counts.append(dict(work))
     small, large = counts
     assert sum(small.values()) > 0
     for step, done in large.items():  # 4x the words: at most about 4x the work of every step, not 16x
         # (a deep slot's edit distances are bounded by SLOT_WORK, however long its strings)
-        assert done <= 5 * small.get(step, 0) + 2 * mbr.SLOT_WORK, (step, small.get(step), done)
+        assert done <= 5 * small.get(step, 0) + 2 * sample_choice.SLOT_WORK, (step, small.get(step), done)
 
 
 # --------------------------------------------------------------------------- plausible output
@@ -143,7 +154,7 @@ def test_the_marks_of_a_deep_slot_are_the_models_expectation(left):
     anywhere gets more marks than its expectation allows."""
     model = toy_model("attach")
     sent = chain(300, left)
-    (prior,), _ = mbr._prepare(model, [sent])
+    (prior,), _ = sentence_priors(model, [sent])
     lengths = np.array([len(p) for p in model.grammar.punctemes])
     expected = np.array([sum(float(prior.probs[w] @ lengths[prior.pairs[w][:, side]]) for w, side in parts)
                          for parts in prior.slot_parts])
@@ -161,9 +172,9 @@ def test_deep_chain_samples_follow_the_node_marginals(direction):
     summed over the chain, equals its expectation."""
     model = toy_model(direction)
     sent = chain(600, True)
-    (prior,), _ = mbr._prepare(model, [sent])
+    (prior,), _ = sentence_priors(model, [sent])
     N = 400
-    chosen = mbr._draw_pairs(prior, N, np.random.default_rng(0), len(model.grammar.punctemes) + 1)
+    chosen = sampling.draw_pairs(prior, N, np.random.default_rng(0), len(model.grammar.punctemes) + 1)
     nonempty = np.array([len(p) > 0 for p in model.grammar.punctemes])
     expected = sum(float(prior.probs[w] @ nonempty[prior.pairs[w][:, 0]]) for w in range(prior.n))
     drawn = nonempty[chosen[:, 0, :]].sum(axis=0)  # per sample
@@ -189,7 +200,7 @@ def test_sampling_equals_exact_where_comparable(shipped, sent):
     longer chains the beam keeps ever less of slot 0's mass, 9 % at 20 words, and the two part.)"""
     assert min(sum(m.values()) for m in slot_marginals(shipped, sent)) > 0.7
     sampled = [c.surface for c in restore_sentence(shipped, sent, n_samples=4000, seed=1)]
-    exact = [c.surface for c in restore_sentence(shipped, sent, method="exact")]
+    exact = [c.surface for c in restore_sentence(shipped, sent, method="marginal")]
     assert sampled == exact
 
 
@@ -198,10 +209,11 @@ def test_exact_on_the_120_word_chain(shipped):
     below the pruning threshold).  Now the states are rescaled: slot 0 keeps a marginal, every
     slot a choice with a probability in [0, 1]."""
     sent = chain(120, True)
-    choices = restore_sentence(shipped, sent, method="exact")
+    choices = _exact(shipped, sent)
+    assert [c.surface for c in restore_sentence(shipped, sent)] == [c.surface for c in choices]
     assert len(choices) == 121
     assert all(0.0 <= c.prob <= 1.0 and np.isfinite(c.prob) for c in choices)
-    marg = slot_marginals(shipped, sent)[0]
+    marg = exact_mbr.slot_marginals(shipped, sent)[0]
     assert marg and all(p >= 0 for p in marg.values())
     assert choices[0].surface in marg
 
@@ -225,37 +237,37 @@ def _all(model, sent, **kw):
 def test_wide_slots_sampled_half_by_half_as_the_others(l2r, monkeypatch, left):
     sent = chain(60, left)  # one slot of 60 halves: sampled by _wide_slot
     fast = _all(l2r, sent, n_samples=300, seed=4)
-    monkeypatch.setattr(mbr, "_WIDE", 10 ** 6)  # every slot through the grouped path
+    monkeypatch.setattr(sampling, "_WIDE", 10 ** 6)  # every slot through the grouped path
     assert _all(l2r, sent, n_samples=300, seed=4) == fast
 
 
 def test_surfaces_numbered_alike_with_and_without_integer_keys(r2l, monkeypatch):
     sent = random_tree(80, 3)
     fast = _all(r2l, sent, n_samples=300, seed=2)
-    monkeypatch.setattr(mbr, "_KEY_BITS", 1)  # no surface fits a key: _number_strings everywhere
+    monkeypatch.setattr(sampling, "_KEY_BITS", 1)  # no surface fits a key: _number_strings everywhere
     assert _all(r2l, sent, n_samples=300, seed=2) == fast
 
 
 @pytest.mark.parametrize("seed", [0, 1])
 def test_slot_picks_equal_the_plain_risk_argmin(l2r, seed):
-    """_slot_picks (closed forms, length bound, batched distances) = the plain rule over _risks."""
-    (prior,), channel = mbr._prepare(l2r, [random_tree(120, seed)])
-    slots = mbr._sample_slots(prior, l2r.grammar, channel, 500, np.random.default_rng(seed))
+    """slot_picks (closed forms, length bound, batched distances) = the plain rule over _risks."""
+    (prior,), channel = sentence_priors(l2r, [random_tree(120, seed)])
+    slots = sampling.sample_slots(prior, l2r.grammar, channel, 500, np.random.default_rng(seed))
     plain = []
     for s in slots:
-        which = mbr._candidates(s)
-        r = mbr._risks(s, which)
+        which = sample_choice._candidates(s)
+        r = sample_choice._risks(s, which)
         plain.append(int(which[np.lexsort((which, -s.counts[which], r))[0]]))
-    assert mbr._slot_picks(slots) == plain
-    risks = mbr._batch_risks(slots, [np.arange(len(s.strings)) for s in slots])
+    assert sample_choice.slot_picks(slots) == plain
+    risks = sample_choice.batch_risks(slots, [np.arange(len(s.strings)) for s in slots])
     for s, r in zip(slots, risks):
-        assert (r == mbr._risks(s, np.arange(len(s.strings)))).all()
+        assert (r == sample_choice._risks(s, np.arange(len(s.strings)))).all()
 
 
 def test_exact_choices_equal_mbr_index(l2r):
-    (prior,), channel = mbr._prepare(l2r, [random_tree(40, 5)])
-    margs = [mbr._slot_marginal(prior, i, l2r.grammar, channel) for i in range(prior.n + 1)]
-    for (marg, scale), (best, p) in zip(margs, mbr._exact_choices(margs)):
+    (prior,), channel = sentence_priors(l2r, [random_tree(40, 5)])
+    margs = [exact_mbr.slot_marginal(prior, i, l2r.grammar, channel) for i in range(prior.n + 1)]
+    for (marg, scale), (best, p) in zip(margs, exact_mbr.exact_choices(margs)):
         ranked = sorted(marg, key=lambda x: (-marg[x], x))
         support = [x for x in ranked[:mbr.EXACT_BEAM] if marg[x] >= mbr.EXACT_SUPPORT_MIN] or ranked[:1]
         assert best == ranked[mbr.mbr_index(ranked[:mbr.EXACT_CANDIDATES], support, [marg[x] for x in support])]
@@ -268,12 +280,12 @@ def test_exact_transition_table_shared_by_threads(r2l, monkeypatch):
     from concurrent.futures import ThreadPoolExecutor
 
     sents = [random_tree(30, s) for s in range(8)] + [chain(40, True)]
-    monkeypatch.setattr(mbr, "_TRANSITIONS", {})
-    alone = [restore_sentence(r2l, s, method="exact") for s in sents]
+    monkeypatch.setattr(exact_mbr, "_TRANSITIONS", {})
+    alone = [_exact(r2l, s) for s in sents]
     for _ in range(3):
-        monkeypatch.setattr(mbr, "_TRANSITIONS", {})  # an empty table again: every thread fills it
+        monkeypatch.setattr(exact_mbr, "_TRANSITIONS", {})  # an empty table again: every thread fills it
         with ThreadPoolExecutor(4) as pool:
-            together = list(pool.map(lambda s: restore_sentence(r2l, s, method="exact"), sents))
+            together = list(pool.map(lambda s: _exact(r2l, s), sents))
         assert together == alone
 
 
@@ -281,6 +293,6 @@ def test_exact_chunks_change_nothing(r2l, monkeypatch):
     """The exact decoder expands a half's candidates in chunks of whole punctemes (bounded memory):
     tiny chunks give the same marginals and choices as one chunk."""
     sents = [random_tree(25, 7), chain(30, False)]
-    whole = [(restore_sentence(r2l, s, method="exact"), slot_marginals(r2l, s)) for s in sents]
-    monkeypatch.setattr(mbr, "EXACT_CHUNK", 16)
-    assert [(restore_sentence(r2l, s, method="exact"), slot_marginals(r2l, s)) for s in sents] == whole
+    whole = [(_exact(r2l, s), exact_mbr.slot_marginals(r2l, s)) for s in sents]
+    monkeypatch.setattr(exact_mbr, "EXACT_CHUNK", 16)
+    assert [(_exact(r2l, s), exact_mbr.slot_marginals(r2l, s)) for s in sents] == whole

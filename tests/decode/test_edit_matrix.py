@@ -1,9 +1,10 @@
-"""decode.mbr.edit_matrix (Myers' bit-parallel Levenshtein, in blocks) equals the plain DP of
+"""decode.risk.edit_matrix (Myers' bit-parallel Levenshtein, in blocks) equals the plain DP of
 evaluation.metrics.edit_distance, across the 64-symbol word boundary and in small blocks."""
 import numpy as np
 import pytest
 
-from spacy_punctgen.decode import mbr
+from spacy_punctgen.decode import risk
+from spacy_punctgen.decode.risk import pair_distances
 from spacy_punctgen.evaluation.metrics import edit_distance
 
 
@@ -17,7 +18,7 @@ def test_edit_matrix_equals_levenshtein(longest):
     rng = np.random.default_rng(longest)
     A = _strings(rng, 9, longest, [",", ".", "(", ")"])
     B = _strings(rng, 7, longest, [",", ".", "(", ")", "--"])
-    got = mbr.edit_matrix(A, B)
+    got = risk.edit_matrix(A, B)
     want = np.array([[edit_distance(a, b) for b in B] for a in A], dtype=np.int64)
     assert got.shape == (len(A), len(B))
     assert (got == want).all()
@@ -27,15 +28,15 @@ def test_edit_matrix_small_blocks_same_answer(monkeypatch):
     rng = np.random.default_rng(7)
     A = _strings(rng, 30, 90, [1, 2, 3])
     B = _strings(rng, 25, 90, [1, 2, 3, 4])
-    whole = mbr.edit_matrix(A, B)
-    monkeypatch.setattr(mbr, "EDIT_BLOCK_WORDS", 3)
-    assert (mbr.edit_matrix(A, B) == whole).all()
+    whole = risk.edit_matrix(A, B)
+    monkeypatch.setattr(risk, "EDIT_BLOCK_WORDS", 3)
+    assert (risk.edit_matrix(A, B) == whole).all()
     assert whole[0, 0] == edit_distance(A[0], B[0])
 
 
 def test_edit_matrix_empty_sides():
-    assert mbr.edit_matrix([], [(1,)]).shape == (0, 1)
-    assert (mbr.edit_matrix([()], [(1, 2), ()]) == [[2, 0]]).all()
+    assert risk.edit_matrix([], [(1,)]).shape == (0, 1)
+    assert (risk.edit_matrix([()], [(1, 2), ()]) == [[2, 0]]).all()
 
 
 @pytest.mark.parametrize("longest", [0, 1, 2, 5, 63, 64])
@@ -50,6 +51,6 @@ def test_pair_distances_equal_levenshtein(longest):
         pad[r, :len(x)] = x
     pa = rng.integers(0, len(strings), 500)
     pb = rng.integers(0, len(strings), 500)
-    got = mbr._pair_distances(pad, lens, pa, pb)
+    got = pair_distances(pad, lens, pa, pb)
     want = [edit_distance(strings[a], strings[b]) for a, b in zip(pa, pb)]
     assert got.tolist() == want

@@ -1,5 +1,5 @@
 """The empty string's weight in restoration's risk (``empty_weight``; decode/mbr.py ``risk_weights``,
-cython_ext/slot_mbr.pyx): the compiled decoder equals the NumPy ``exact`` decoder and a direct
+cython_ext/slot_mbr.pyx): the compiled decoder equals the NumPy reference (testing/exact_mbr.py) and a direct
 computation over the exact slot marginals; 1 is plain MBR; lower weights insert more marks;
 bad values are refused; the component, ``punctgen restore`` and ``evaluate-stream`` pass it on."""
 import json
@@ -10,9 +10,10 @@ import pytest
 
 import spacy_punctgen.decode.mbr as mbr
 from spacy_punctgen.data.preprocess import preprocess_file
-from spacy_punctgen.decode.exact import marginal_choices, marginal_distributions
+from spacy_punctgen.decode.marginal import marginal_choices, marginal_distributions
 from spacy_punctgen.evaluation.metrics import edit_distance
 from spacy_punctgen.model.punct_model import PunctModel
+from spacy_punctgen.testing.exact_mbr import restore_exact
 from spacy_punctgen.pipeline.shipped import default_model_path, restore_model_path
 
 SAMPLE = Path(__file__).resolve().parents[2] / "assets" / "sample"
@@ -38,7 +39,7 @@ def _marks(choices):
 @pytest.mark.parametrize("weight", [0.25, 0.5, 2.0])
 def test_compiled_equals_exact_and_a_direct_computation(model, sents, weight):
     got = mbr.restore_sentences(model, sents, method="marginal", empty_weight=weight)
-    want = mbr.restore_sentences(model, sents, method="exact", empty_weight=weight)
+    want = restore_exact(model, [[s] for s in sents], empty_weight=weight)
     assert [[c.surface for c in s] for s in got] == [[c.surface for c in s] for s in want]
     # directly: per slot, the candidate of least Σ_s w(s) p(s) d(c, s) over the exact marginal
     prior_sets, channel = mbr.mixture_priors(model, [[s] for s in sents])

@@ -1,5 +1,5 @@
-"""The compiled slot-marginal decoder (spacy_punctgen/decode/exact.py, cython_ext/slot_mbr.pyx):
-the same choices and marginals as mbr's "exact" decoder (the sample, random trees and models, a
+"""The compiled slot-marginal decoder (spacy_punctgen/decode/marginal.py, cython_ext/slot_mbr.pyx):
+the same choices and marginals as the NumPy reference decoder (testing/exact_mbr.py) (the sample, random trees and models, a
 deep slot, mixtures, EWT and zh dev), marginals equal to brute-force enumeration of every
 underlying pair assignment and channel path, batching that changes nothing, clear errors."""
 import itertools
@@ -12,12 +12,13 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-import spacy_punctgen.decode.exact as exact
+import spacy_punctgen.decode.marginal as exact
+import spacy_punctgen.testing.exact_mbr as exact_mbr
 import spacy_punctgen.decode.mbr as mbr
 from spacy_punctgen.data.preprocess import preprocess_file
 from spacy_punctgen.data.trees import tree_structure
 from spacy_punctgen.data.underlying import slot_parts
-from spacy_punctgen.decode.exact import marginal_choices, marginal_distributions
+from spacy_punctgen.decode.marginal import marginal_choices, marginal_distributions
 from spacy_punctgen.evaluation.metrics import edit_distance
 from spacy_punctgen.inference._slot_mbr import slot_mbr
 from spacy_punctgen.inference.dp import BOS, Grammar
@@ -35,7 +36,7 @@ UD = ROOT.parent / "shared" / "ud"
 
 # ----------------------------------------------------------------------------- helpers
 def _settings(**over):
-    """mbr's settings of its "exact" restoration decoder (those it has)."""
+    """The marginal decoder's settings (decode/marginal.py, as mbr re-exports them)."""
     s = dict(prune=mbr.RESTORE_PRUNE, beam=mbr.EXACT_BEAM, expand=getattr(mbr, "EXACT_EXPAND", 0),
              wide=getattr(mbr, "EXACT_WIDE", 0), rescale=getattr(mbr, "EXACT_RESCALE", 0.0))
     s.update(over)
@@ -57,9 +58,9 @@ def compiled_marginals(model, trees, **over):
 
 
 def assert_equal_to_exact(model, tree_sets) -> int:
-    """Every slot's choice equals mbr's "exact" one, its probability to rounding; returns the
+    """Every slot's choice equals the NumPy reference's, its probability to rounding; returns the
     number of slots compared."""
-    want = mbr.restore_mixtures(model, tree_sets, method="exact")
+    want = exact_mbr.restore_exact(model, tree_sets)
     got = compiled(model, tree_sets)
     assert len(got) == len(want)
     n = 0
@@ -72,7 +73,7 @@ def assert_equal_to_exact(model, tree_sets) -> int:
 
 
 def assert_marginals_equal(model, trees):
-    want = mbr.mixture_slot_marginals(model, trees)  # slot marginals: the finer EXACT_PRUNE
+    want = exact_mbr.mixture_slot_marginals(model, trees)  # slot marginals: the finer EXACT_PRUNE
     got = compiled_marginals(model, trees, prune=mbr.EXACT_PRUNE)
     assert len(got) == len(want)
     for i, (w, g) in enumerate(zip(want, got)):
@@ -97,7 +98,7 @@ def tiny_l2r():
     from spacy_punctgen.training.train import TrainConfig, train_model
 
     train, _ = preprocess_file(SAMPLE / "en_sample-ud-train.conllu")
-    model, _ = train_model(train, train[:10], TrainConfig(epochs=1, sentences_per_epoch=0, direction="l2r",
+    model, _ = train_model(train, train[:10], TrainConfig(psi_keep_bias=0.0, psi_lr_scale=1.0, epochs=1, sentences_per_epoch=0, direction="l2r",
                                                           progress=False))
     return model
 
@@ -474,7 +475,7 @@ def test_equal_to_exact_on_zh_dev():
 
     dev = _dev("zh_gsd_ud14")
     train = preprocess_file(sorted((UD / "zh_gsd_ud14").glob("*-ud-train.conllu"))[0])[0][:400]
-    model, _ = train_model(train, dev[:20], TrainConfig(epochs=1, sentences_per_epoch=0, direction="l2r",
+    model, _ = train_model(train, dev[:20], TrainConfig(psi_keep_bias=0.0, psi_lr_scale=1.0, epochs=1, sentences_per_epoch=0, direction="l2r",
                                                         progress=False))
     assert assert_equal_to_exact(model, [[s] for s in dev]) == sum(len(s.words) + 1 for s in dev)
 

@@ -15,6 +15,7 @@ from spacy_punctgen.decode.mbr import (METHODS, mixture_slot_marginals, restore_
                                    slot_marginals)
 from spacy_punctgen.evaluation.restoration import parsed_paths
 from spacy_punctgen.evaluation.metrics import edit_distance
+from spacy_punctgen.testing.exact_mbr import restore_exact
 from spacy_punctgen.testing.reference import brute_joint, joint_marginals
 from spacy_punctgen.testing.toy import toy_model, toy_sentences
 
@@ -45,14 +46,18 @@ def _average(dicts):
     return out
 
 
+@pytest.mark.parametrize("which", ["compiled", "reference"])
 @pytest.mark.parametrize("k", [2, 3])
-def test_mixture_marginals_are_the_average_of_brute_force_marginals(model, k, monkeypatch):
-    import spacy_punctgen.decode.mbr as decode
+def test_mixture_marginals_are_the_average_of_brute_force_marginals(model, k, which, monkeypatch):
+    """The library's (compiled) mixture marginals and the NumPy reference's, unpruned."""
+    import spacy_punctgen.decode.marginal as marginal
+    import spacy_punctgen.testing.exact_mbr as reference
 
-    monkeypatch.setattr(decode, "EXACT_PRUNE", 0.0)
+    monkeypatch.setattr(marginal, "EXACT_PRUNE", 0.0)
+    monkeypatch.setattr(reference, "EXACT_PRUNE", 0.0)
     trees = _trees()[:k]
     brute = [joint_marginals(brute_joint(model, t), len(t.slots)) for t in trees]
-    mix = mixture_slot_marginals(model, trees)
+    mix = (mixture_slot_marginals if which == "compiled" else reference.mixture_slot_marginals)(model, trees)
     assert len(mix) == len(trees[0].words) + 1
     for i, m in enumerate(mix):
         want = _average([b[i] for b in brute])
@@ -64,10 +69,10 @@ def test_mixture_marginals_are_the_average_of_brute_force_marginals(model, k, mo
     assert any(abs(brute[0][i][x] - brute[1][i][x]) > 1e-3 for i in range(len(mix)) for x in brute[0][i])
 
 
-def test_exact_mixture_choice_is_the_brute_force_mixture_mbr(model):
+def test_marginal_mixture_choice_is_the_brute_force_mixture_mbr(model):
     trees = _trees()
     brute = [joint_marginals(brute_joint(model, t), len(t.slots)) for t in trees]
-    (choice,) = restore_mixtures(model, [trees], method="exact")
+    (choice,) = restore_mixtures(model, [trees], method="marginal")
     for i, c in enumerate(choice):
         mix = _average([b[i] for b in brute])
         risk = {x: sum(p * edit_distance(x, y) for y, p in mix.items()) for x in mix}
@@ -95,8 +100,13 @@ def test_one_tree_per_sentence_is_the_single_tree_decoder(model, method):
 
 def test_identical_trees_give_the_single_tree_exact_result(model):
     sents = toy_sentences()
-    single = restore_sentences(model, sents, method="exact")
-    assert restore_mixtures(model, [[s, s, s, s] for s in sents], method="exact") == single
+    single = restore_exact(model, [[s] for s in sents])
+    assert restore_exact(model, [[s, s, s, s] for s in sents]) == single
+    single = restore_sentences(model, sents, method="marginal")
+    mixed = restore_mixtures(model, [[s, s, s, s] for s in sents], method="marginal")
+    assert [[c.surface for c in r] for r in mixed] == [[c.surface for c in r] for r in single]
+    for r, q in zip(mixed, single):
+        assert [c.prob for c in r] == pytest.approx([c.prob for c in q], rel=1e-12)
 
 
 def test_mixture_is_deterministic_and_allows_fewer_samples_than_trees(model):
@@ -140,13 +150,13 @@ def test_evaluate_restore_with_several_parsed_files(tmp_path, capsys):
     from spacy_punctgen.training.train import TrainConfig, train_model
 
     train, _ = preprocess_file(SAMPLE / "en_sample-ud-train.conllu")
-    model, _ = train_model(train[:80], train[80:100], TrainConfig(epochs=1, sentences_per_epoch=0,
+    model, _ = train_model(train[:80], train[80:100], TrainConfig(psi_keep_bias=0.0, psi_lr_scale=1.0, epochs=1, sentences_per_epoch=0,
                                                                   progress=False, jobs=1))
     model_dir = tmp_path / "model"
     model.to_disk(model_dir)
     parsed = tmp_path / "parsed.conllu"
     convert_file(TEST, parsed, depunct=True)
-    args = ["evaluate-restore", str(model_dir), str(TEST), "--method", "exact", "--limit", "12", "--json"]
+    args = ["evaluate-restore", str(model_dir), str(TEST), "--method", "marginal", "--limit", "12", "--json"]
     assert main(args + ["--parsed", str(parsed)]) == 0
     one = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
     # the same trees twice, once as a repeated option, once as a comma list: the exact mixture

@@ -216,7 +216,7 @@ def test_shipped_system_with_another_parser_folder(tmp_path):
     """evaluate-stream shipped --parser DIR loads that parser (a candidate before it ships)
     and records it; the same folder as the shipped one gives the shipped figures."""
     from spacy_punctgen.cli import main
-    from spacy_punctgen.pipeline.load import shipped_parser_path
+    from spacy_punctgen.api.load import shipped_parser_path
 
     test = str(SAMPLE / "en_sample-ud-test.conllu")
     out = {}

@@ -148,12 +148,12 @@ def test_bad_probabilities_still_refused():
 def _check_sentences(model, sents, monkeypatch) -> int:
     counter = _Counter()
     monkeypatch.setattr(dp, "restrict_lattice", counter)
-    phi = model._phi()
+    phi = model.shared_phi()
     for smoothed in (False, True):
         preps = [model.prepare(s, smoothed) for s in sents]
-        fwd, pos, _ = model._forward(preps)
+        fwd, pos, _ = model.forward(preps)
         for prep, ps in zip(preps, pos):
-            _same(prep.lattice, model.grammar, model._cand_p(fwd, prep, ps), phi, model.r2l, counter)
+            _same(prep.lattice, model.grammar, model.candidate_probs(fwd, prep, ps), phi, model.r2l, counter)
     return counter.calls
 
 

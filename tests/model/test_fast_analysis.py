@@ -39,7 +39,7 @@ def sample_sents():
 def tiny(sample_sents):
     """A model trained briefly on the sample's train split (L2R, full channel)."""
     train, _ = preprocess_file(SAMPLE / "en_sample-ud-train.conllu")
-    cfg = TrainConfig(epochs=1, sentences_per_epoch=0, direction="l2r", progress=False)
+    cfg = TrainConfig(psi_keep_bias=0.0, psi_lr_scale=1.0, epochs=1, sentences_per_epoch=0, direction="l2r", progress=False)
     model, _ = train_model(train, train[:10], cfg)
     return model
 

@@ -28,7 +28,7 @@ FILES = (CFG_FILE, INVENTORY_FILE, PARAMS_FILE)
 def trained_dir(tmp_path_factory):
     """A small model of the sample's training split (one epoch), on disk."""
     train, _ = preprocess_file(SAMPLE / "en_sample-ud-train.conllu")
-    cfg = TrainConfig(epochs=1, sentences_per_epoch=0, direction="r2l", progress=False, min_count=2)
+    cfg = TrainConfig(psi_keep_bias=0.0, psi_lr_scale=1.0, epochs=1, sentences_per_epoch=0, direction="r2l", progress=False, min_count=2)
     model, _ = train_model(train, [], cfg)
     model.meta["quote_xpos"] = True
     out = tmp_path_factory.mktemp("valid") / "model"

@@ -93,7 +93,7 @@ def test_expected_unmatched_matches_bruteforce_tilt():
     model, preps = _model("full", "l2r", seed=3)
     xi = 0.5
     res = model.objective_and_gradient(preps, xi=xi)
-    fwd, pos, _ = model._forward(preps)
+    fwd, pos, _ = model.forward(preps)
     total, sq = 0.0, 0.0
     for prep, ps in zip(preps, pos):
         out = inside_outside(prep.lattice, model.grammar, np.exp(fwd.logp[ps]), model.phi(), model.r2l)

@@ -23,7 +23,7 @@ def test_the_progress_logger_is_a_child_of_spacys():
 
 def test_training_progress_is_logged_not_printed(caplog, capfd):
     train, _ = preprocess_file(SAMPLE / "en_sample-ud-train.conllu")
-    cfg = TrainConfig(epochs=1, sentences_per_epoch=20, direction="r2l", progress=True)
+    cfg = TrainConfig(psi_keep_bias=0.0, psi_lr_scale=1.0, epochs=1, sentences_per_epoch=20, direction="r2l", progress=True)
     with caplog.at_level(logging.INFO, logger=PROGRESS_LOGGER):
         train_model(train[:20], train[20:30], cfg)
     messages = _progress(caplog)

@@ -1,23 +1,24 @@
 """The ``"marginal"`` decoder: per-slot MBR under the exact slot marginals ``p(x_i | T)``, computed
-in compiled code (``cython_ext/slot_mbr.pyx``, built as ``spacy_punctgen.inference._slot_mbr``).
+in compiled code (``cython_ext/slot_mbr.pyx``, built as ``spacy_punctgen.inference._slot_mbr``),
+and its settings.
 
-It makes the choices of :mod:`.mbr`'s ``"exact"`` decoder (the same marginals to rounding: same
-pruning, beam, expansion cap, rescaling, candidates and support; docs/decoding.md, "The marginal
-decoder"), for all slots of all sentences of a batch in one call, without sampling and without
-a Python loop per slot or per string:
+It makes the choices of the NumPy reference decoder :mod:`spacy_punctgen.testing.exact_mbr`
+(the same marginals to rounding: same pruning, beam, expansion cap, rescaling, candidates and
+support; docs/decoding.md, "The marginal decoder"), for all slots of all sentences of a batch
+in one call, without sampling and without a Python loop per slot or per string:
 
 * the prior factorises over nodes, so each node half's puncteme marginal is ATTACH's pair
-  softmax summed per side (in the kernel, as mbr's ``np.bincount``);
+  softmax summed per side (in the kernel, as the reference's ``np.bincount``);
 * a slot's underlying string is the concatenation of independent halves, in ``slot_parts``
   order, and the kernel pushes them one at a time through the channel (states: pending symbol
   and surface prefix), mixes the trees of a sentence, ranks the strings and picks the candidate
   of least expected edit distance.
 
-The priors are :mod:`.mbr`'s ``_Prior`` objects (anything with ``n``, ``pairs``, ``probs`` and
-``slot_parts``): ``prior_sets[k]`` holds the trees of sentence ``k``.  This module does not
-import :mod:`.mbr` (which dispatches to it), so the settings are explicit arguments: mbr passes
-its ``EXACT_PRUNE``, ``EXACT_BEAM``, ``EXACT_CANDIDATES``, ``EXACT_SUPPORT_MIN``,
-``EXACT_EXPAND``, ``EXACT_WIDE`` and ``EXACT_RESCALE``.
+The priors are :class:`.priors.Prior` objects (anything with ``n``, ``pairs``, ``probs`` and
+``slot_parts``): ``prior_sets[k]`` holds the trees of sentence ``k``.  :func:`marginal_choices`
+and :func:`marginal_distributions` take every setting as an argument (the tests vary them);
+:func:`marginal_slot_choices` and :func:`marginal_slot_distributions` are the decoder with this
+module's settings, as restoration, mixtures and correction use it.
 """
 from __future__ import annotations
 
@@ -27,12 +28,39 @@ from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
+from spacy_punctgen.decode.risk import SlotChoice
 from spacy_punctgen.errors import Errors
-from spacy_punctgen.inference._slot_mbr import slot_mbr
+from spacy_punctgen.inference.kernels import slot_mbr
 from spacy_punctgen.inference.dp import BOS
 
 #: sentences per kernel call (bounds the flat arrays of one call)
 BATCH_SENTENCES = 512
+#: partial underlying strings (and channel outputs) less probable than this are dropped where
+#: the slot marginals are the result (``mbr.slot_marginals``, correction)
+EXACT_PRUNE = 1e-7
+#: ... and where restoration *chooses* a string (restoration, the weighted mixtures of several
+#: trees): the choices need only the strings that can win, and on EWT and zh_gsd dev 1e-5 chose
+#: as 1e-7 did (0 of 10,821 zh slots and of 24,025 EWT slots changed with the sentence models;
+#: 3 EWT slots with the stream model, the same 1,925 edits) at 2.7-3.8 times the decoding speed
+#: (docs/decoding.md, "How much to prune")
+RESTORE_PRUNE = 1e-5
+#: at most this many partial underlying strings per slot (the most probable) are kept
+EXACT_BEAM = 300
+#: MBR candidates per slot (the most probable strings) ...
+EXACT_CANDIDATES = 32
+#: ... scored against the (at most EXACT_BEAM) support strings at least this probable (where the
+#: strings are so long that candidates x support would cost more than the sample decoders'
+#: SLOT_WORK, only the most probable of each: a deep slot)
+EXACT_SUPPORT_MIN = 1e-9
+#: a slot where more than this many node halves meet (no sentence of 37 UD files has more than
+#: 21) is a deep one: each of its halves reads at most EXACT_EXPAND (state, puncteme) products,
+#: the most probable
+EXACT_WIDE = 32
+EXACT_EXPAND = 1024
+#: when the states of a slot keep less than this share of the mass (pruning drops some on every
+#: half where many constituents meet), they are scaled back up (the scale is remembered), so the
+#: pruning threshold stays relative and the states never all fall below it
+EXACT_RESCALE = 0.5
 
 
 class _Flat:
@@ -94,7 +122,7 @@ def _node_pairs(pair_list: list, prob_list: list, n_nodes: int, B: int, node_pri
                 ) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Every node's candidate pairs and probabilities, concatenated and checked: ``node_ptr``
     (node ``w``'s pairs are rows ``node_ptr[w]:node_ptr[w+1]``), ``pairs`` (int64 ``(N, 2)``),
-    ``probs`` (float64 ``(N,)``).  The kernel sums them per half as mbr's ``np.bincount`` does."""
+    ``probs`` (float64 ``(N,)``).  The kernel sums them per half as the reference's ``np.bincount`` does."""
     sizes = np.fromiter(map(len, pair_list), dtype=np.int64, count=n_nodes)
     try:
         pairs = np.ascontiguousarray(np.concatenate(pair_list), dtype=np.int64) if n_nodes else np.zeros((0, 2), np.int64)
@@ -274,7 +302,8 @@ def marginal_choices(prior_sets: Sequence[Sequence[object]], grammar, phi: np.nd
     uniform mixture of the sentence's trees) and its probability, as ``factory(surface, prob)``
     (default: the tuple).  ``surface``: symbol ids, or ``symbols[id]`` with ``symbols``; slot 0's
     ``^`` is stripped.  ``empty_weight``: the empty string's weight in the risk (the module
-    docstring of ``cython_ext/slot_mbr.pyx``).  Equal to mbr's ``"exact"`` choices for the same settings.
+    docstring of ``cython_ext/slot_mbr.pyx``).  Equal to the reference's (testing/exact_mbr.py)
+    for the same settings.
     ``weights`` (per sentence, one number >= 0 per tree, normalised here; E099 otherwise): the
     mixture ``Σ_j w_j p(x_i | T_j)`` instead of the uniform one (trees of weight 0 are not read)."""
     return _run(prior_sets, grammar, phi, r2l, prune, beam, candidates, support_min, expand, wide, rescale,
@@ -285,5 +314,30 @@ def marginal_distributions(prior_sets: Sequence[Sequence[object]], grammar, phi:
                            prune: float, beam: int, expand: int = 0, wide: int = 0, rescale: float = 0.0,
                            symbols: Optional[Sequence[str]] = None) -> List[List[Dict[tuple, float]]]:
     """Per sentence, per slot: the (mixture) slot marginal ``{surface: p}`` the choices are made
-    from, ranked (most probable first, ties by string): mbr's ``_mixture_marginal``, pruned alike."""
+    from, ranked (most probable first, ties by string): the reference's ``mixture_marginal``, pruned alike."""
     return _run(prior_sets, grammar, phi, r2l, prune, beam, 1, 0.0, expand, wide, rescale, True, symbols, None)
+
+
+def marginal_slot_choices(model, prior_sets: Sequence[Sequence[object]], channel, empty_weight: float = 1.0,
+                          weights: Optional[Sequence[Sequence[float]]] = None,
+                          prune: Optional[float] = None) -> List[List[SlotChoice]]:
+    """The ``"marginal"`` decoder with this module's settings: per sentence, per slot, the
+    :class:`SlotChoice` of least expected edit distance under the (mixture) slot marginal of the
+    sentence's trees ``prior_sets[k]`` (:func:`.priors.mixture_priors`; ``channel``: its
+    :class:`.priors.Channel`).  ``weights``: per sentence, its trees' weights in the mixture
+    (:func:`marginal_choices`; None: equal); ``prune``: None for ``RESTORE_PRUNE``."""
+    return marginal_choices(prior_sets, model.grammar, channel.phi, channel.r2l,
+                            prune=RESTORE_PRUNE if prune is None else prune, beam=EXACT_BEAM,
+                            candidates=EXACT_CANDIDATES, support_min=EXACT_SUPPORT_MIN, expand=EXACT_EXPAND,
+                            wide=EXACT_WIDE, rescale=EXACT_RESCALE, symbols=model.inventory.symbols,
+                            factory=SlotChoice, empty_weight=empty_weight, weights=weights)
+
+
+def marginal_slot_distributions(model, prior_sets: Sequence[Sequence[object]], channel,
+                                prune: Optional[float] = None) -> List[List[Dict[tuple, float]]]:
+    """Per sentence, per slot: the (mixture) slot marginal ``{surface names: p}`` with this
+    module's settings (``prune``: None for ``EXACT_PRUNE``), most probable first."""
+    return marginal_distributions(prior_sets, model.grammar, channel.phi, channel.r2l,
+                                  prune=EXACT_PRUNE if prune is None else prune, beam=EXACT_BEAM,
+                                  expand=EXACT_EXPAND, wide=EXACT_WIDE, rescale=EXACT_RESCALE,
+                                  symbols=model.inventory.symbols)
