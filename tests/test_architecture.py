@@ -18,6 +18,7 @@ RANKS = {
     "formats": 0.5,  # file formats (plain text, SubRip, WebVTT, word timestamps) as insertions into text
     "inference": 1,
     "incremental": 1.5,  # paper 003's CPP/UPP and live mode: uses inference and data only
+    "features": 1.8,  # feature templates and the feature dictionary
     "model": 2,
     "training": 3,
     "decode": 3,
@@ -124,8 +125,8 @@ def test_no_import_circles():
 def test_the_walker_sees_relative_and_local_imports(tmp_path):
     """The checker itself: a function-local relative import is found."""
     f = tmp_path / "x.py"
-    f.write_text("def f():\n    from ..model import features\n")
-    assert "spacy_punctgen.model.features" in _imports("spacy_punctgen.decode.x", f, False)
+    f.write_text("def f():\n    from ..features import templates\n")
+    assert "spacy_punctgen.features.templates" in _imports("spacy_punctgen.decode.x", f, False)
 
 
 #: the compiled modules, which only their wrappers in ``inference/`` import

@@ -28,7 +28,7 @@ UNSEEN = ["\u203d", "\U0001F600", "\uff0c"]  # ‽, 😀, fullwidth ，  (none i
 def model():
     train, _ = preprocess_file(SAMPLE / "en_sample-ud-train.conllu")
     dev, _ = preprocess_file(SAMPLE / "en_sample-ud-dev.conllu")
-    cfg = TrainConfig(epochs=1, sentences_per_epoch=0, direction="l2r", progress=False)
+    cfg = TrainConfig(psi_keep_bias=0.0, psi_lr_scale=1.0, epochs=1, sentences_per_epoch=0, direction="l2r", progress=False)
     m, _ = train_model(train, dev, cfg)
     assert m.smooth_delta > 0
     return m

@@ -210,7 +210,7 @@ def test_nothing_mutates_its_inputs(prob, seed, r2l):
 def trained():
     train, _ = preprocess_file(SAMPLE / "en_sample-ud-train.conllu")
     test, _ = preprocess_file(SAMPLE / "en_sample-ud-test.conllu")
-    cfg = TrainConfig(epochs=1, sentences_per_epoch=0, direction="r2l", progress=False)
+    cfg = TrainConfig(psi_keep_bias=0.0, psi_lr_scale=1.0, epochs=1, sentences_per_epoch=0, direction="r2l", progress=False)
     model, _ = train_model(train, [], cfg)
     return model, test
 

@@ -289,8 +289,8 @@ def _load_parser(arg: Optional[str], data: Path, treebank: str, lang: str, epoch
 # ---------------------------------------------------------------------- sections
 def _cand_probs(model, prep) -> np.ndarray:
     """The lattice candidates' probabilities under ``model`` (as its log_probs computes them)."""
-    fwd, pos, _ = model._forward([prep])
-    return model._cand_p(fwd, prep, pos[0])
+    fwd, pos, _ = model.forward([prep])
+    return model.candidate_probs(fwd, prep, pos[0])
 
 
 def _dp_worker(job: dict) -> dict:
@@ -381,8 +381,9 @@ def section_restore(model, dev_sents, n_sents: int, n_samples: int, parser_sps: 
     the component calls it): ``marginal`` (the default), ``slot`` and ``sample``.  ``marginal``
     runs on ``n_marginal`` sentences (default ``n_sents``) and also reports CPU figures: end to
     end, and split into ATTACH's priors (``mixture_priors``) and the decoding."""
-    from spacy_punctgen.decode import mbr
+    from spacy_punctgen.decode.marginal import marginal_slot_choices
     from spacy_punctgen.decode.mbr import restore_sentences
+    from spacy_punctgen.decode.priors import mixture_priors
 
     short = [s for s in dev_sents if len(s) <= 60]
     out = {}
@@ -396,9 +397,9 @@ def section_restore(model, dev_sents, n_sents: int, n_samples: int, parser_sps: 
         extra = {"cpu_sentences_per_second": round(len(sents) / cpu, 2)}
         if method == "marginal":  # the same sentences again, in two steps (units already seen)
             c0 = time.process_time()
-            prior_sets, channel = mbr.mixture_priors(model, [[s] for s in sents])
+            prior_sets, channel = mixture_priors(model, [[s] for s in sents])
             c1 = time.process_time()
-            mbr._marginal(model, prior_sets, channel)
+            marginal_slot_choices(model, prior_sets, channel)
             c2 = time.process_time()
             extra.update(priors_cpu_sentences_per_second=round(len(sents) / (c1 - c0), 2),
                          decode_cpu_sentences_per_second=round(len(sents) / (c2 - c1), 2))

@@ -3,7 +3,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 from spacy_punctgen.data.conllu import resolve_split  # noqa: F401  (also imported from here by demo, bench, evaluate_restore)
-from spacy_punctgen.model.features import ALL_TEMPLATES, DEFAULT_TEMPLATES
+from spacy_punctgen.features.templates import ALL_TEMPLATES, DEFAULT_TEMPLATES
 
 from spacy_punctgen.cli import (bounded, check_output_dir, command, finite_float, non_negative_float,
                                 non_negative_int, positive_float, positive_int, seed_int, to_json)

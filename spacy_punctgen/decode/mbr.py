@@ -167,6 +167,3 @@ def restore_mixtures(model, tree_sets: Sequence[Sequence[PunctSentence]], method
         out.append(_decode_sampled(model, priors, channel, method, n_samples, rngs))
     return out
 
-
-# the name the marginal decoder had here: pipeline/kbest.py and bench/suite.py still call it
-_marginal = marginal_slot_choices

@@ -16,7 +16,7 @@ from spacy_punctgen.data.preprocess import PunctSentence
 from spacy_punctgen.data.trees import tree_structure
 from spacy_punctgen.data.underlying import slot_parts
 from spacy_punctgen.errors import Errors
-from spacy_punctgen.model.features import SURFACE_TEMPLATES
+from spacy_punctgen.features.templates import SURFACE_TEMPLATES
 
 #: sentences per ATTACH forward batch
 CHUNK = 256

@@ -25,7 +25,7 @@ from spacy_punctgen.data.underlying import underlying_sequences
 from spacy_punctgen.errors import Errors
 from spacy_punctgen.inference.dp import ABSORB_LEFT, ABSORB_RIGHT, KEEP, TRANSPOSE
 from spacy_punctgen.model.analysis import analyze
-from spacy_punctgen.model.features import OPEN_TO_CLOSE, is_mirror, is_unmatched, pair_property_strings, stable_hash
+from spacy_punctgen.features.templates import OPEN_TO_CLOSE, is_mirror, is_unmatched, pair_property_strings, stable_hash
 from spacy_punctgen.model.punct_model import PunctModel
 
 #: the surface edits, in the order of the last axis of :func:`surface_edit_probs`

@@ -29,7 +29,7 @@ from typing import Callable, List, Tuple
 import numpy as np
 
 from spacy_punctgen.inference import kernels
-from spacy_punctgen.model.features import FeatureExtractor, FeatureIndex
+from spacy_punctgen.features.templates import FeatureExtractor, FeatureIndex
 
 
 def log_softmax_rows(scores: np.ndarray) -> np.ndarray:

@@ -51,8 +51,8 @@ from spacy_punctgen.model.attach import AttachForward, AttachScorer, Backprop
 from spacy_punctgen.model.backoff import backoff_log_q, backoff_mixture, fit_backoff
 from spacy_punctgen.model.channel import (bos_edit_mask, channel_probs, identity_channel, init_psi, is_r2l,
                                           parse_direction)
-from spacy_punctgen.model.dictionary import collect_features
-from spacy_punctgen.model.features import FeatureConfig, FeatureExtractor, FeatureIndex
+from spacy_punctgen.features.dictionary import collect_features
+from spacy_punctgen.features.templates import FeatureConfig, FeatureExtractor, FeatureIndex
 from spacy_punctgen.model.objective import ObjectiveResult, objective_and_gradient
 from spacy_punctgen.model.serialize import CFG_FILE, FORMAT_VERSION, INVENTORY_FILE, PARAMS_FILE  # noqa: F401
 
@@ -392,9 +392,6 @@ class PunctModel:
                             [p[bounds[w]:bounds[w + 1]] for w in range(node, node + n)]))
                 node += n
         return out
-
-    # the names these methods had; tests and modules outside model/ still call them
-    _forward, _cand_p, _phi, _begin_update = forward, candidate_probs, shared_phi, begin_update
 
     def log_probs(self, batch: Sequence[Prepared], backoff: bool = False,
                   chunk: int = 64) -> np.ndarray:

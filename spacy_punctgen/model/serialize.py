@@ -26,7 +26,7 @@ import numpy as np
 
 from spacy_punctgen.data.inventory import PunctInventory
 from spacy_punctgen.errors import Errors
-from spacy_punctgen.model.features import FeatureConfig, FeatureIndex
+from spacy_punctgen.features.templates import FeatureConfig, FeatureIndex
 
 FORMAT_NAME = "spacy-punctgen-model"
 FORMAT_VERSION = 2

@@ -10,7 +10,7 @@ from typing import Any, Dict, Sequence
 
 from spacy_punctgen.data.inventory import PunctInventory
 from spacy_punctgen.data.preprocess import PunctSentence
-from spacy_punctgen.model.features import FeatureConfig
+from spacy_punctgen.features.templates import FeatureConfig
 from spacy_punctgen.model.punct_model import PunctModel
 from spacy_punctgen.model.settings import ModelSettings
 

@@ -36,7 +36,7 @@ import numpy as np
 from spacy.util import logger as spacy_logger
 
 from spacy_punctgen.data.conllu import resolve_split  # noqa: F401  (also imported from here by demo, bench, evaluate_restore)
-from spacy_punctgen.model.features import DEFAULT_TEMPLATES, FeatureConfig, PAIR_PROPERTIES
+from spacy_punctgen.features.templates import DEFAULT_TEMPLATES, FeatureConfig, PAIR_PROPERTIES
 from spacy_punctgen.data.inventory import PunctInventory
 from spacy_punctgen.training.lazy_adam import LazyAdam
 from spacy_punctgen.model.punct_model import PunctModel, Prepared

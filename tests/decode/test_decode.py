@@ -180,7 +180,7 @@ def test_bad_arguments(model):
 
 
 def test_inner_template_models_are_refused():
-    from spacy_punctgen.model.features import DEFAULT_TEMPLATES, FeatureConfig
+    from spacy_punctgen.features.templates import DEFAULT_TEMPLATES, FeatureConfig
 
     sents = toy_sentences()
     m = PunctModel(toy_inventory(sents), FeatureConfig(templates=list(DEFAULT_TEMPLATES) + ["inner"]))

@@ -15,7 +15,7 @@ from spacy_punctgen.evaluation.learned import (
 from spacy_punctgen.inference.dp import ABSORB_LEFT, ABSORB_RIGHT, KEEP, TRANSPOSE
 from spacy_punctgen.model.analysis import analyze
 from spacy_punctgen.model.channel import channel_distribution
-from spacy_punctgen.model.features import is_unmatched
+from spacy_punctgen.features.templates import is_unmatched
 from spacy_punctgen.testing.toy import LQ, RQ, toy_model, toy_sentences
 
 ROOT = Path(__file__).resolve().parents[2]

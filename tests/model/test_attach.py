@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 
 from spacy_punctgen.model.attach import AttachScorer, log_softmax_rows
-from spacy_punctgen.model.features import FeatureConfig, FeatureExtractor, FeatureIndex
+from spacy_punctgen.features.templates import FeatureConfig, FeatureExtractor, FeatureIndex
 from spacy_punctgen.testing.numpy_attach import backward, backward_sparse, segment_log_softmax
 from spacy_punctgen.testing.toy import toy_inventory, toy_sentences
 

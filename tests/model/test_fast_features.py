@@ -5,9 +5,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from spacy_punctgen.model.features import FeatureConfig, FeatureIndex
+from spacy_punctgen.features.templates import FeatureConfig, FeatureIndex
 from spacy_punctgen.data.inventory import PunctInventory
-from spacy_punctgen.model.dictionary import features_from_groups
+from spacy_punctgen.features.dictionary import features_from_groups
 from spacy_punctgen.model.punct_model import PunctModel
 from spacy_punctgen.data.preprocess import preprocess_file
 

@@ -6,7 +6,7 @@ import sys
 import numpy as np
 import pytest
 
-from spacy_punctgen.model.features import (ALL_TEMPLATES, FeatureConfig, FeatureExtractor, FeatureIndex,
+from spacy_punctgen.features.templates import (ALL_TEMPLATES, FeatureConfig, FeatureExtractor, FeatureIndex,
                                      is_mirror, is_unmatched, node_contexts, pair_property_strings,
                                      stable_hash)
 from spacy_punctgen.data.inventory import PunctInventory
@@ -44,7 +44,7 @@ def test_mirror():
 def test_stable_hash_is_process_independent(tmp_path):
     from spacy_punctgen.testing.env import package_env
 
-    code = "from spacy_punctgen.model.features import stable_hash; print(stable_hash('conj|child=cc'))"
+    code = "from spacy_punctgen.features.templates import stable_hash; print(stable_hash('conj|child=cc'))"
     outs = set()
     for seed in ("1", "2"):
         outs.add(subprocess.run([sys.executable, "-c", code], env=package_env(PYTHONHASHSEED=seed),
@@ -167,5 +167,5 @@ def test_optional_templates():
             "root|inR=, \u201c"} <= set(ctx[0])
     assert "parataxis|inL=_" in ctx[2] and "advmod|nin=0" in ctx[3]
     assert not any("in=." in c or "in=\u201d" in c for c in ctx[0])  # boundary slots are not inside
-    from spacy_punctgen.model.features import DEFAULT_TEMPLATES
+    from spacy_punctgen.features.templates import DEFAULT_TEMPLATES
     assert "neighbors" not in DEFAULT_TEMPLATES and "rel" in DEFAULT_TEMPLATES

@@ -5,7 +5,7 @@ defaults do not use them, and that the surface-conditioned ``inner_rel`` keeps
 import numpy as np
 import pytest
 
-from spacy_punctgen.model.features import (DEFAULT_TEMPLATES, SURFACE_TEMPLATES, FeatureConfig,
+from spacy_punctgen.features.templates import (DEFAULT_TEMPLATES, SURFACE_TEMPLATES, FeatureConfig,
                                      node_contexts)
 from spacy_punctgen.testing.toy import LQ, RQ, punct_sentence as _S, toy_inventory, toy_sentences
 

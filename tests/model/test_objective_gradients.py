@@ -148,7 +148,7 @@ def test_smoothing_keeps_a_distribution_and_rescues_impossible_sentences():
 def test_inner_features_keep_p_x_given_T_normalised(mode, direction):
     """With the surface-conditioned ``inner`` template, Σ_x p(x|T) = 1 over every x the
     model can produce (enumerated by brute force), i.e. the bottom-up story is proper."""
-    from spacy_punctgen.model.features import DEFAULT_TEMPLATES, FeatureConfig
+    from spacy_punctgen.features.templates import DEFAULT_TEMPLATES, FeatureConfig
 
     sents = toy_sentences()
     inv = toy_inventory(sents)

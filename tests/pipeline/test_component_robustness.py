@@ -109,12 +109,12 @@ def test_attach_scorer_caches_grow_safely_across_threads(model_dir):
             new = [dataclasses.replace(s, words=[f"{w}{round_}x{k}" for w in s.words])
                    for k, s in enumerate(sents[round_ * 6:round_ * 6 + 6])]
             preps = [pm.prepare(s) for s in new]
-            expected = [ref._forward([ref.prepare(s)])[0].logp for s in new]
+            expected = [ref.forward([ref.prepare(s)])[0].logp for s in new]
             got = [None] * len(preps)
 
             def work(k):
                 try:
-                    got[k] = pm._forward([preps[k]])[0].logp
+                    got[k] = pm.forward([preps[k]])[0].logp
                 except Exception as err:  # noqa: BLE001 - reported below
                     errors.append(repr(err))
 

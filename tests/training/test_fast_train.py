@@ -50,8 +50,8 @@ def test_compiled_adam_step_is_bit_identical(average):
 def test_compiled_attach_matches_numpy(sample):
     model, preps = sample
     batch = preps[:7]
-    fast, backprop, pos_f, _ = model._begin_update(batch)
-    slow, pos_s, _ = model._forward(batch, reference=True)
+    fast, backprop, pos_f, _ = model.begin_update(batch)
+    slow, pos_s, _ = model.forward(batch, reference=True)
     assert np.array_equal(fast.node_off, slow.node_off)
     np.testing.assert_allclose(fast.logp, slow.logp, rtol=1e-12, atol=1e-12)
     G = np.random.default_rng(2).standard_normal(len(fast.logp))

@@ -11,7 +11,7 @@ from typing import List, Sequence
 import numpy as np
 
 from spacy_punctgen.errors import Errors
-from spacy_punctgen.model.features import FeatureExtractor, FeatureIndex
+from spacy_punctgen.features.templates import FeatureExtractor, FeatureIndex
 
 
 def collect_features(ex: FeatureExtractor, train: Sequence) -> FeatureIndex:
