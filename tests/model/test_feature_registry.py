@@ -13,7 +13,7 @@ import pytest
 
 from spacy_punctgen.data.inventory import PunctInventory
 from spacy_punctgen.data.preprocess import load_split
-from spacy_punctgen.features import templates as features as F
+from spacy_punctgen.features import templates as F
 
 SAMPLE = Path(__file__).resolve().parents[2] / "assets" / "sample"
 STORED = {
