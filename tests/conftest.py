@@ -51,6 +51,19 @@ def tiny_parser(tmp_path_factory):
     return get
 
 
+@pytest.fixture(scope="session")
+def shipped_parser():
+    """The shipped English parser's folder; the test is skipped, with the reason, in a source tree
+    that lacks its files."""
+    pytest.importorskip("spacy_punctgen.api.load")
+    from spacy_punctgen.api.load import shipped_parser_path
+
+    try:
+        return shipped_parser_path("en")
+    except ValueError as err:
+        pytest.skip(str(err))
+
+
 @pytest.fixture(autouse=True)
 def _every_restoration_keeps_the_text(monkeypatch):
     """Every Doc any test restores keeps the rule: the input with marks inserted between its

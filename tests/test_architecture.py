@@ -45,6 +45,15 @@ def _modules():
         yield ".".join(["spacy_punctgen"] + parts), path, is_pkg
 
 
+def _from_target(node, package):
+    """The module a ``from ... import`` statement in ``package`` names, relative ones resolved."""
+    if not node.level:
+        return node.module or ""
+    base = package.split(".")
+    base = base[: len(base) - (node.level - 1)]
+    return ".".join(base + ([node.module] if node.module else []))
+
+
 def _imports(name, path, is_pkg):
     """Every spacy_punctgen module that ``path`` imports, anywhere in its body."""
     package = name if is_pkg else name.rpartition(".")[0]
@@ -53,12 +62,7 @@ def _imports(name, path, is_pkg):
         if isinstance(node, ast.Import):
             out.update(a.name for a in node.names if a.name.startswith("spacy_punctgen"))
         elif isinstance(node, ast.ImportFrom):
-            if node.level:
-                base = package.split(".")
-                base = base[: len(base) - (node.level - 1)]
-                target = ".".join(base + ([node.module] if node.module else []))
-            else:
-                target = node.module or ""
+            target = _from_target(node, package)
             if not target.startswith("spacy_punctgen"):
                 continue
             out.add(target)
@@ -146,12 +150,7 @@ def _private_uses(name, path, is_pkg):
                 if a.name.startswith("spacy_punctgen"):
                     modules[a.asname or a.name.split(".")[0]] = a.name if a.asname else a.name.split(".")[0]
         elif isinstance(node, ast.ImportFrom):
-            if node.level:
-                base = package.split(".")
-                base = base[: len(base) - (node.level - 1)]
-                target = ".".join(base + ([node.module] if node.module else []))
-            else:
-                target = node.module or ""
+            target = _from_target(node, package)
             if not target.startswith("spacy_punctgen"):
                 continue
             if target.rpartition(".")[2] in COMPILED and not name.startswith("spacy_punctgen.inference."):

@@ -72,15 +72,8 @@ BLOCKS = list(_blocks())
 
 
 @pytest.fixture(scope="module")
-def results(tmp_path_factory):
+def results(tmp_path_factory, shipped_parser):
     """Each block's outcome, all pages in one subprocess (one load of each shipped pipeline)."""
-    pytest.importorskip("spacy_punctgen.api.load")
-    from spacy_punctgen.api.load import shipped_parser_path
-
-    try:
-        shipped_parser_path("en")
-    except ValueError as err:  # a source tree without the shipped parser's files
-        pytest.skip(str(err))
     cwd = tmp_path_factory.mktemp("docs_examples")
     (cwd / "assets").symlink_to(ROOT / "assets", target_is_directory=True)
     todo = {}

@@ -12,3 +12,4 @@ def package_env(**extra):
     env = dict(os.environ, **extra)
     env["PYTHONPATH"] = str(Path(spacy_punctgen.__file__).resolve().parents[1])
     return env
+
