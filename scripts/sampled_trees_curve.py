@@ -29,10 +29,8 @@ import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-from kbest_weighting import evaluate  # noqa: E402
-from parse_conllu import parse_file_kbest  # noqa: E402
+from spacy_punctgen.workflow.kbest_eval import evaluate
+from spacy_punctgen.workflow.parsing_files import parse_file_kbest
 
 
 def curve(parser, model, punct: Path, depunct: Path, ks, search: str = "sample", temperature: float = 1.0,

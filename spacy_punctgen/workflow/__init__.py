@@ -9,6 +9,10 @@ and never from each other.
   predictions) and the word-weighted pooling of the folds' figures.
 * :mod:`.jackknife`: the jackknife folds of a training file, split and merged back.
 * :mod:`.conllu_files`: CoNLL-U files read and written whole with the ``conllu`` library.
+* :mod:`.parsing_files`: a CoNLL-U file's words re-parsed (one tree, or the K trees of the
+  beam or of draws from the parser), for ``parse_conllu.py`` and ``sampled_trees_curve.py``.
+* :mod:`.kbest_eval`: restoration from those K trees, weighed, for ``kbest_weighting.py`` and
+  ``sampled_trees_curve.py``.
 
 Library code never imports this package (``tests/test_architecture.py``: it is a top layer).
 """

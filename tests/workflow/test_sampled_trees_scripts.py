@@ -76,13 +76,12 @@ def test_bad_settings_are_refused(files, args, named):
 
 
 def test_the_cost_is_the_least_of_the_repeats(monkeypatch):
-    sys.path.insert(0, str(ROOT / "scripts"))
-    import parse_conllu
+    from spacy_punctgen.workflow import parsing_files
 
     clock = iter([0.0, 5.0, 10.0, 12.0, 20.0, 23.0])  # runs of 5, 2 and 3 CPU seconds
-    monkeypatch.setattr(parse_conllu.time, "thread_time", lambda: next(clock))
+    monkeypatch.setattr(parsing_files.time, "thread_time", lambda: next(clock))
     made = []
-    best, arg, out = parse_conllu._best_thread_cpu(lambda: made.append(len(made)) or len(made), lambda a: a * 10, 3)
+    best, arg, out = parsing_files.best_thread_cpu(lambda: made.append(len(made)) or len(made), lambda a: a * 10, 3)
     assert best == 2.0 and (arg, out) == (3, 30) and made == [0, 1, 2]
 
 
