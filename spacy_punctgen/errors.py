@@ -6,9 +6,10 @@ which equals its attribute name (``tests/test_errors.py`` checks that, and that 
 module raises an inline message instead).  Codes are grouped by the subpackage that raises
 them, so a new message takes the next free code of its block:
 
-* ``E001``-``E099``: the spaCy component (``pipeline/``)
+* ``E001``-``E099``: the spaCy component (``pipeline/``), the parser helpers (``parsing/``) and
+  the user-facing entry points (``api/``), as they were written before those moved out of it
 * ``E100``-``E199``: decoding (``decode/``) and the DP wrapper (``inference/``)
-* ``E200``-``E499``: the model (``model/``) and whatever else its layers need
+* ``E200``-``E499``: the model (``model/``, ``features/``) and whatever else its layers need
 * ``E500``-``E539``: reading and converting treebanks (``data/``)
 * ``E540``-``E559``: evaluation (``evaluation/``)
 * ``E560``-``E569``: training (``training/``)
@@ -16,9 +17,16 @@ them, so a new message takes the next free code of its block:
 * ``E600``-``E609``: the benchmark (``bench/``)
 * ``E610``-``E699``: the command line (``cli/``)
 * ``E700``-``E749``: the workflow's helpers (``workflow/``)
+* ``E750``-``E899``: written later, by subpackage: evaluation E760-E767, E772-E773, E790-E791,
+  E831-E832, E860-E862, E869; data E768-E771, E820-E822; cli E774-E775, E788-E789,
+  E793-E795, E833-E835, E884; api E776-E787, E870, E880-E883; decode E825-E830, E841-E842,
+  E863-E868, E885-E886; model E836-E840; training E844-E845; parsing E887-E890
 * ``E900``-``E919``: the companion comma systems (``baselines/trigram_hmm.py``, ``crf_syntax.py``)
-* ``E920``-``E939``: paper 003's incremental parser-punctuator and live mode (``incremental/``)
+* ``E920``-``E939``: the incremental parser-punctuators (CPP, UPP) and live mode (``incremental/``,
+  ``inference/incremental.py``)
 * ``E940``-``E959``: file formats: insertions, subtitles, word timestamps (``formats/``)
+* ``E960``-``E979``: decoders that were removed (``decode/``)
+* ``E980``-``E989``: restoration that keeps the user's text, on the command line (``cli/``)
 * ``W001``-: warnings
 """
 
@@ -520,7 +528,7 @@ class Errors:
     E958 = ("[E958] the restorer must return a list of (offset, string) insertions or a Restored, not "
             "{kind}")
 
-    # ---- incremental (paper 003's CPP and UPP, live mode): E920-E939 ----
+    # ---- incremental (the CPP and UPP parser-punctuators, live mode): E920-E939 ----
     E920 = ("[E920] the gold tree of words {start}-{end} cannot be built by the transition system (the "
             "oracle's action {action!r} is illegal there): is it projective, one tree per full stop?")
     E921 = "[E921] unknown incremental model mode {mode!r}: 'upp' or 'cpp'"
