@@ -390,6 +390,12 @@ class Errors:
     E706 = "[E706] {path}: not JSON ({msg})"
     E707 = "[E707] {path}: not a JSON object"
     E708 = "[E708] {path}: {got} predictions for {n} test sentences"
+    E709 = "[E709] {path}: {n} sentences, but the kbest.json file has {m}"
+    E710 = "[E710] {path}: sent_ids do not match {test}"
+    E711 = "[E711] {path}: without sent_ids its {n} sentences must be {test}'s {m}"
+    E712 = "[E712] {where}: sentence without words"
+    E713 = "[E713] {where}: the parser returned {n} roots for one sentence"
+    E714 = "[E714] {model}: the pipeline has no parser"
 
     # punctuation correction (data/damage.py, decode/correct.py, evaluation/correction.py,
     # pipeline/correct.py, cli/correct.py)

@@ -9,6 +9,7 @@ import time
 from pathlib import Path
 
 from spacy_punctgen.data.conllu import read_conllu
+from spacy_punctgen.errors import Errors
 from spacy_punctgen.data.parsed import parsed_sentences
 from spacy_punctgen.data.preprocess import preprocess_file
 from spacy_punctgen.decode.mbr import restore_mixtures
@@ -29,16 +30,16 @@ def evaluate(model_dir, test, parsed: Path, k: int, weights: str, predictions=No
     probs = json.loads(parsed.with_name(f"{stem}.kbest.json").read_text(encoding="utf-8"))
     ids = [ud.sent_id for ud in read_conllu(paths[0])]
     if len(ids) != len(probs):
-        raise ValueError(f"{paths[0]}: {len(ids)} sentences, but the kbest.json file has {len(probs)}")
+        raise ValueError(Errors.E709.format(path=paths[0], n=len(ids), m=len(probs)))
     if all(i is not None for i in ids) and all(g.sent_id is not None for g in gold):
         order = {i: q for q, i in enumerate(ids)}
         if any(g.sent_id not in order for g in gold):
-            raise ValueError(f"{paths[0]}: sent_ids do not match {test}")
+            raise ValueError(Errors.E710.format(path=paths[0], test=test))
         order = [order[g.sent_id] for g in gold]
     elif len(ids) == len(gold):  # no sent_ids (e.g. UD 1.4): sentence for sentence, as parsed_sentences
         order = list(range(len(gold)))
     else:
-        raise ValueError(f"{paths[0]}: without sent_ids its {len(ids)} sentences must be {test}'s {len(gold)}")
+        raise ValueError(Errors.E711.format(path=paths[0], n=len(ids), test=test, m=len(gold)))
     parses = [parsed_sentences(p, gold) for p in paths]
     if weights == "padded":
         sets = [list(ts) for ts in zip(*parses)]

@@ -11,6 +11,7 @@ from pathlib import Path
 import spacy
 from spacy.tokens import Doc
 
+from spacy_punctgen.errors import Errors
 from spacy_punctgen.workflow.conllu_files import read_sentences, write_sentences
 
 
@@ -20,7 +21,7 @@ def _words(sentence) -> list:
 
 def _doc(nlp, words, where: str) -> Doc:
     if not words:
-        raise ValueError(f"{where}: sentence without words")
+        raise ValueError(Errors.E712.format(where=where))
     doc = Doc(nlp.vocab, words=[w["form"] for w in words])
     for i, token in enumerate(doc):
         token.is_sent_start = i == 0
@@ -33,7 +34,7 @@ def _fill(sentence, words, doc: Doc, where: str, tree=None) -> None:
     deps = tree.deps if tree is not None else [t.dep_ for t in doc]
     roots = [i for i, h in enumerate(heads) if h == i]
     if len(roots) != 1:
-        raise ValueError(f"{where}: the parser returned {len(roots)} roots for one sentence")
+        raise ValueError(Errors.E713.format(where=where, n=len(roots)))
     for i, (word, token) in enumerate(zip(words, doc)):
         word["upos"] = token.pos_ or "X"
         word["xpos"] = token.tag_ or "_"
@@ -109,7 +110,7 @@ def parse_file(model, src: Path, dest: Path, batch_size: int = 256) -> dict:
     """Parse every sentence of ``src`` with ``model``; write ``dest`` atomically; return counts."""
     nlp = spacy.load(model) if not hasattr(model, "pipe") else model
     if "parser" not in nlp.pipe_names:
-        raise ValueError(f"{model}: the pipeline has no parser")
+        raise ValueError(Errors.E714.format(model=model))
     sentences = read_sentences(src)
     t0 = time.perf_counter()
     docs = []
