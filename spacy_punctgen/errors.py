@@ -563,3 +563,8 @@ class Errors:
 class Warnings:
     W001 = ("[W001] The punctuation model shipped for language {lang!r} cannot be used: {err}. The 'punctgen' "
             "component goes on as if none shipped (E003 where it needs a model).")
+    W002 = ("[W002] {share:.0%} of the {n} words restored so far are unknown to the punctuation model, which "
+            "was trained on {lang!r} text: this text may be in another language, and it is being punctuated as "
+            "{lang!r} all the same. For another language, parse with a UD parser of that language (e.g. "
+            "spacy_udpipe: nlp = spacy_udpipe.load('fr'); nlp.add_pipe('punctgen', config={{'mode': 'restore', "
+            "'model': <a punctgen model of that language, from `punctgen train`>}}), see docs/udpipe.md.")

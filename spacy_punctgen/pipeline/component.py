@@ -122,7 +122,8 @@ from spacy_punctgen.pipeline.architectures import PUNCT_MODEL_ARCHITECTURE, buil
 from spacy_punctgen.pipeline.correct import predict_corrections, set_corrections
 from spacy_punctgen.pipeline.doc_convert import check_doc, docs_quote_xpos, gold_sentences
 from spacy_punctgen.pipeline.extensions import register_extensions, set_pending_logprob, set_token_pairs
-from spacy_punctgen.pipeline.restore import RestoreSettings, apply_edits, restore_parsed_docs, token_edits
+from spacy_punctgen.pipeline.restore import (FOREIGN_MIN_WORDS, FOREIGN_SHARE, RestoreSettings, apply_edits,
+                                             restore_parsed_docs, token_edits, unknown_word_share)
 from spacy_punctgen.pipeline.scorers import PUNCT_SCORER, punct_score
 
 MODEL_DIR = "model"
@@ -246,6 +247,7 @@ class PunctGen(TrainablePipe):
         self.punct_model = None
         self._prepared: Dict[tuple, Any] = {}
         self._correction = None
+        self._language_checked = False  # W002 is judged once
         # calls that use (or replace) the model take turns: its caches are not thread-safe
         self._lock = threading.RLock()
 
@@ -305,6 +307,7 @@ class PunctGen(TrainablePipe):
                 check_doc(doc)
             mode = self.cfg["mode"]
             if mode == "restore":
+                self._warn_if_foreign(pm, docs)
                 settings = RestoreSettings(self.cfg["restore_method"], self.cfg["n_samples"], self.cfg["seed"],
                                            self.cfg["restore_empty_weight"], self.cfg["repunctuate"])
                 return restore_parsed_docs(pm, docs, settings, self.quote_xpos)
@@ -312,6 +315,20 @@ class PunctGen(TrainablePipe):
                 return predict_corrections(pm, docs, quote_xpos=self.quote_xpos,
                                            correction_model=self._correction_model())
             return analyze_docs(pm, docs, self.quote_xpos)
+
+    def _warn_if_foreign(self, pm, docs: List[Doc]) -> None:
+        """W002, once per component, when most words of the first batch large enough to judge are
+        unknown to the model (a text in another language; docs/udpipe.md)."""
+        if self._language_checked:
+            return
+        n, share = unknown_word_share(pm, docs)
+        if n < FOREIGN_MIN_WORDS:
+            return
+        self._language_checked = True
+        if share > FOREIGN_SHARE:
+            message = Warnings.W002.format(share=share, n=n, lang=pm.meta.get("lang", self.cfg["lang"]))
+            warnings.warn(message)
+            util.logger.warning(message)
 
     def doc_logprob(self, doc: Doc) -> float:
         """``Σ log p'(x|T)`` over the Doc's sentences (what ``doc._.punct_logprob`` reads,

@@ -329,3 +329,18 @@ def token_edits(text: str, insertions: Sequence[Tuple[int, str]],
                 holder.setdefault("inside", []).append((off - holder["start"], s))
     return {"insertions": [tuple(x) for x in insertions], "deletions": [tuple(x) for x in deletions],
             "tokens": tokens}
+
+
+#: the unknown share of a text's words above which it probably is not the model's language
+FOREIGN_SHARE = 0.5
+#: the fewest words the share is judged on
+FOREIGN_MIN_WORDS = 8
+
+
+def unknown_word_share(model, docs) -> Tuple[int, float]:
+    """How many alphabetic words ``docs`` hold and the share of them the model never saw in
+    training (in any case): most words unknown means the text is probably in another language."""
+    seen = model.inventory.word_counts
+    words = [t.text for doc in docs for t in doc if t.is_alpha]
+    unknown = sum(1 for w in words if w not in seen and w.lower() not in seen)
+    return len(words), (unknown / len(words) if words else 0.0)

@@ -152,3 +152,16 @@ def test_inserted_paired_marks_pair_with_something():
     doc = Doc(spacy.blank("en").vocab, words=["“", "fun", "i", "think"], spaces=[False, True, True, False])
     _, ins, _ = slot_insertions(doc, [0], [([1, 2, 3], choices((), (",", "”"), (), (".",)))])
     assert apply_edits(doc.text, ins) == "“fun,” i think."
+
+
+def test_text_in_another_language_gets_a_warning_once():
+    import warnings
+
+    nlp = spacy_punctgen.load("en")
+    french = "est-ce que tout le monde a reçu le message de la directrice hier soir nous devons répondre avant demain"
+    with pytest.warns(UserWarning, match=r"\[W002\].*spacy_udpipe"):
+        nlp(french)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        nlp(french)  # once per component
+        spacy_punctgen.load("en")("okay so um welcome back everyone today we will talk about the roadmap")
