@@ -555,6 +555,8 @@ class Errors:
     E980 = ("[E980] --repunctuate deletes marks from the text, which a {fmt} file's cues or words cannot take; "
             "use it with plain text")
     E981 = "[E981] --format {fmt} needs the shipped pipeline (drop --parser) or plain text"
+    E982 = ("[E982] the text holds a lone surrogate (U+{code:04X} at character {at}), which is not Unicode text: "
+            "read the file as UTF-8, or decode it with errors='replace', before restoring it")
     # ---- the decoders split by role, public seams (decode/, model/, cython_ext/dp.pyx): E960-E979 ----
     E960 = ("[E960] restore_method 'exact' was removed: it was the NumPy twin of 'marginal', which makes the "
             "same choices (use 'marginal'; the NumPy reference is spacy_punctgen.testing.exact_mbr)")

@@ -29,6 +29,7 @@ Two ways to use it (both read ``punctgen``'s settings from the pipeline):
 """
 from __future__ import annotations
 
+import re
 import time
 from typing import Any, Dict, Iterable, Iterator, List, Optional, Sequence, TextIO, Tuple
 
@@ -76,7 +77,23 @@ def _parse(nlp: Language, text: str, skip: Sequence[str]) -> Doc:
     for name, proc in nlp.pipeline:
         if name not in skip:
             doc = proc(doc)
+    if any(not t.is_space for t in doc) and not doc.has_annotation("DEP"):  # select_pipes(disable=["parser"])
+        raise ValueError(Errors.E001)
     return doc
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def check_text(text) -> str:
+    """``text`` if it is a str of Unicode text (E057 for another type, E982 for a lone surrogate,
+    which no tokenizer or output file can take)."""
+    if not isinstance(text, str):
+        raise TypeError(Errors.E057.format(type=type(text).__name__))
+    found = _SURROGATE.search(text)
+    if found:
+        raise ValueError(Errors.E982.format(code=ord(found.group()), at=found.start()))
+    return text
 
 
 def iter_pieces_at(nlp: Language, text: str, chunk_chars: int = DEFAULT_CHUNK_CHARS,
@@ -126,8 +143,7 @@ def process_long(nlp: Language, text: str, chunk_chars: int = DEFAULT_CHUNK_CHAR
                  progress: Optional[TextIO] = None) -> Doc:
     """One Doc of ``text`` (any length): the pieces of :func:`iter_pieces` joined, then every
     ``punctgen`` component of ``nlp`` run once on the whole Doc."""
-    if not isinstance(text, str):
-        raise TypeError(Errors.E057.format(type=type(text).__name__))
+    check_text(text)
     pieces = [p for p in iter_pieces(nlp, text, chunk_chars, progress) if len(p)]
     if not pieces:
         doc = nlp.make_doc("")
@@ -202,8 +218,7 @@ def restore_text(nlp: Language, text: str, chunk_chars: int = DEFAULT_CHUNK_CHAR
     else changed (every character, whitespace and line break kept; with a truecaser, case
     changes too). Each line is one stream, restored piece by piece (:func:`iter_restored`); a
     line of whitespace only is kept as it is. Memory: one window's parse plus the output string."""
-    if not isinstance(text, str):
-        raise TypeError(Errors.E057.format(type=type(text).__name__))
+    check_text(text)
     _restorers(nlp)
     return "\n".join("".join(iter_restored(nlp, line, chunk_chars, progress)) if line.strip() else line
                      for line in text.split("\n"))
@@ -215,8 +230,7 @@ def restore_edits(nlp: Language, text: str, chunk_chars: int = DEFAULT_CHUNK_CHA
     ``deletions`` (``(start, end)``, only with ``repunctuate``) and ``cased`` (``text`` with only
     case changes, or None without a truecaser), so that applying them gives ``restore_text``'s
     output; e.g. for subtitles and word timestamps."""
-    if not isinstance(text, str):
-        raise TypeError(Errors.E057.format(type=type(text).__name__))
+    check_text(text)
     _restorers(nlp)
     ins: List[Tuple[int, str]] = []
     dels: List[Tuple[int, int]] = []
@@ -246,6 +260,8 @@ class StreamingLanguage:
     punctgen_progress: Optional[TextIO] = None
 
     def __call__(self, text, *, disable: Iterable[str] = (), component_cfg=None):
+        if isinstance(text, str):
+            check_text(text)
         if isinstance(text, str) and len(text) > self.punctgen_chunk_chars and not disable and not component_cfg:
             return process_long(self, text, self.punctgen_chunk_chars, self.punctgen_progress)
         return super().__call__(text, disable=disable, component_cfg=component_cfg)

@@ -165,3 +165,15 @@ def test_text_in_another_language_gets_a_warning_once():
         warnings.simplefilter("error")
         nlp(french)  # once per component
         spacy_punctgen.load("en")("okay so um welcome back everyone today we will talk about the roadmap")
+
+
+def test_a_lone_surrogate_is_a_clear_error(nlp):
+    for call in (nlp, lambda t: spacy_punctgen.restore_text(nlp, t), lambda t: spacy_punctgen.restore_edits(nlp, t)):
+        with pytest.raises(ValueError, match=r"\[E982\].*U\+D800 at character 6"):
+            call("hello \ud800 there")
+
+
+def test_a_long_text_without_the_parser_is_our_error(nlp):
+    with nlp.select_pipes(disable=["parser"]):
+        with pytest.raises(ValueError, match=r"\[E001\]"):
+            nlp("word " * 2000)
