@@ -37,6 +37,7 @@ from spacy.language import Language
 from spacy.tokens import Doc
 
 from spacy_punctgen.errors import Errors
+from spacy_punctgen.formats.insertions import inside_token
 
 #: default window size in characters (about 500-600 English words)
 DEFAULT_CHUNK_CHARS = 3000
@@ -162,11 +163,6 @@ def _restorers(nlp: Language) -> List[str]:
     return names
 
 
-def _at_boundary(text: str, offset: int) -> bool:
-    """Whether ``offset`` is at an edge of a whitespace-separated token of ``text``."""
-    return offset == 0 or offset == len(text) or text[offset - 1].isspace() or text[offset].isspace()
-
-
 def iter_restored_edits(nlp: Language, text: str, chunk_chars: int = DEFAULT_CHUNK_CHARS,
                         progress: Optional[TextIO] = None) -> Iterator[Tuple[int, int, str, List, List]]:
     """Per piece of one stream, as it is parsed and restored: ``(start, end, source, insertions,
@@ -191,7 +187,7 @@ def iter_restored_edits(nlp: Language, text: str, chunk_chars: int = DEFAULT_CHU
         edits = piece._.restored_edits or {"insertions": [], "deletions": []}
         cased = getattr(piece._, "truecased_text", None) if piece.has_extension("truecased_text") else None
         source = cased if isinstance(cased, str) and len(cased) == len(piece.text) else piece.text
-        ins = [(o, s) for o, s in edits["insertions"] if unspaced or _at_boundary(text, offset + o)]
+        ins = [(o, s) for o, s in edits["insertions"] if unspaced or not inside_token(text, offset + o)]
         yield offset, end, source, ins, list(edits["deletions"])
 
 

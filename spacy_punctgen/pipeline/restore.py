@@ -26,13 +26,14 @@ any) and the restored marks placed by the one policy of :mod:`spacy_punctgen.dec
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple
+from typing import Any, Dict, Iterable, List, Sequence, Tuple
 
 from spacy_punctgen.data.parsed import as_words
 from spacy_punctgen.decode.mbr import SlotChoice, check_empty_weight, restore_mixtures, restore_sentence, restore_sentences
 from spacy_punctgen.decode.render import DASHES, OPENING, gap_marks, render_text
 from spacy_punctgen.data.preprocess import PunctSentence, preprocess_sentence
 from spacy_punctgen.errors import Errors
+from spacy_punctgen.formats.insertions import token_spans
 from spacy_punctgen.decode.mixture import restore_weighted_mixtures
 from spacy_punctgen.parsing.kbest import alternative_trees, check_weighting, kbest_weighting
 from spacy_punctgen.pipeline.doc_convert import punct_sentences
@@ -196,6 +197,7 @@ def slot_insertions(doc, sentence_ids: Sequence[int], decoded: Sequence[Tuple[Li
     text = doc.text
     order = [w for wt, _ in decoded for w in wt]
     nxt = {w: (order[k + 1] if k + 1 < len(order) else len(doc)) for k, w in enumerate(order)}
+    prv = {w: (order[k - 1] if k else -1) for k, w in enumerate(order)}
     first = order[0] if order else len(doc)
     entries: List[dict] = []
     insertions: List[list] = []  # [offset, side, entry, marks]
@@ -204,7 +206,7 @@ def slot_insertions(doc, sentence_ids: Sequence[int], decoded: Sequence[Tuple[Li
     for si, (wt, choices) in zip(sentence_ids, decoded):
         n = len(wt)
         for i, choice in enumerate(choices):
-            a = wt[i - 1] if i else _previous_word(order, wt[0])
+            a = wt[i - 1] if i else prv[wt[0]]
             b = wt[i] if i < n else nxt[wt[-1]] if n else first
             start, stop, marks, free = _gap(doc, a, b, unspaced)
             observed = tuple(t.text for t in marks)
@@ -276,11 +278,6 @@ def _balance(text: str, insertions: List[list], entries: List[dict]) -> None:
         entry["surface"] = tuple(surface)
 
 
-def _previous_word(order: List[int], w: int) -> int:
-    k = order.index(w)
-    return order[k - 1] if k else -1
-
-
 def _at_token_edge(text: str, tok) -> bool:
     """Whether the mark token sits at an edge of its whitespace-separated token (whitespace or an
     end of the text on one side of it)."""
@@ -313,9 +310,7 @@ def token_edits(text: str, insertions: Sequence[Tuple[int, str]],
     """``doc._.restored_edits``: the insertions and deletions, and per whitespace-separated token
     of ``text`` its span and the marks inserted ``before`` and ``after`` it (enough to map the
     restored text back to the input's characters and words, e.g. for subtitles or word times)."""
-    import re
-
-    tokens = [{"start": m.start(), "end": m.end(), "before": "", "after": ""} for m in re.finditer(r"\S+", text)]
+    tokens = [{"start": lo, "end": hi, "before": "", "after": ""} for lo, hi in token_spans(text)]
     starts = {t["start"]: t for t in tokens}
     ends = {t["end"]: t for t in tokens}
     for off, s in insertions:
