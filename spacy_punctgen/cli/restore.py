@@ -9,8 +9,8 @@ thousand characters (:func:`~spacy_punctgen.api.stream.iter_restored`), so memor
 grow with the length of a line (only with its vocabulary, and the output text). With ``--parser`` each line is
 parsed whole by that pipeline (as one text; a line longer than its ``nlp.max_length``, spaCy's
 default 1,000,000 characters, is refused before anything is parsed, E631) and restored by
-:func:`~spacy_punctgen.pipeline.restore.restore_docs` with ``--model`` or the model shipped for
-``--lang``. ``--truecase`` (the truecaser shipped for ``--lang``) or ``--truecaser PATH`` adds a
+a ``punctgen`` component added to it (with ``punctgen_words``), with ``--model`` or the model
+shipped for ``--lang``, marks inserted into the line. ``--truecase`` (the truecaser shipped for ``--lang``) or ``--truecaser PATH`` adds a
 truecaser after ``punctgen`` (``load(truecase=...)``), which capitalises the restored text.
 
 ``--scheduler ADDRESS`` restores on a Dask cluster instead (:mod:`spacy_punctgen.api.distributed`,
