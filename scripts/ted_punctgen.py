@@ -4,7 +4,7 @@ with trees from the shipped parser (TED has no treebank).
 Usage:
     python scripts/ted_punctgen.py TSV OUTPUT_MODEL [--train-share 0.8] [--limit-words 0]
         [--dev-share 0.1] [--epochs 2] [--direction r2l] [--max-seconds 0] [--metrics OUT.json]
-        [--trees punctuated|stream] [--parser DIR] [--average]
+        [--trees punctuated|stream] [--parser DIR] [--average] [--templates default,NAME,...]
 
 The training block of TSV (``spacy_punctgen.data.ted.split_blocks``, the same cut as
 ``evaluate-stream``) is written as lowercased text with its marks (``word,`` ``word.`` ``word?``),
@@ -17,6 +17,8 @@ back into their slots, so the model learns where marks fall on the trees and bou
 the stream parser finds. ``--parser`` names another parser than the shipped one. The last
 ``--dev-share`` of those sentences chooses the epoch; the TED dev block is never seen. The recipe
 is the one the workflow's tuned runs use (lr 0.001, full passes, psi_keep_bias 3, psi_lr_scale 10).
+``--templates`` chooses the feature templates as ``punctgen train --templates`` does (``default``
+stands for the default set, e.g. ``default,clause_seq,clause_start,clause_end``; docs/features.md).
 """
 from __future__ import annotations
 
@@ -41,18 +43,25 @@ def main(argv=None) -> int:
                    help="parse the punctuated text (the parser's boundaries from the marks) or the "
                         "unpunctuated stream, as restoration does, with the gold marks put back")
     p.add_argument("--parser", default=None, help="spaCy parser (default: the shipped English parser)")
+    p.add_argument("--templates", default=None,
+                   help="comma-separated feature templates, 'default' standing for the default set "
+                        "(e.g. default,clause_seq,clause_start,clause_end); default: the default set")
     args = p.parse_args(argv)
 
     import spacy
 
     from spacy_punctgen.data.ted import read_ted, split_blocks
+    from spacy_punctgen.features.templates import FeatureConfig
     from spacy_punctgen.pipeline.doc_convert import punct_sentences
     from spacy_punctgen.api.load import restore_parser, shipped_parser_path
     from spacy_punctgen.api.stream import iter_pieces
     from spacy_punctgen.api.stream_training import AlignmentCounts, stream_training_sentences
-    from spacy_punctgen.training.train import TrainConfig, train_model
+    from spacy_punctgen.training.train import TrainConfig, parse_templates, train_model
     from spacy_punctgen.workflow.metrics_files import report_training
 
+    templates = parse_templates(args.templates)
+    if templates is not None:  # unknown names fail now, before the parse (E217)
+        FeatureConfig(templates=templates)
     t0 = time.perf_counter()
     text = read_ted(args.tsv)
     (a, b), _ = split_blocks(text, args.train_share, args.tsv)
@@ -74,7 +83,7 @@ def main(argv=None) -> int:
     train, dev = sents[:-n_dev], sents[-n_dev:]
     cfg = TrainConfig(direction=args.direction, epochs=args.epochs, lr=0.001, sentences_per_epoch=0,
                       psi_keep_bias=3.0, psi_lr_scale=10.0, max_seconds=args.max_seconds,
-                      average=args.average)
+                      average=args.average, templates=templates)
     model, info = train_model(train, dev, cfg)
     model.to_disk(args.output)
     record = {"tsv": args.tsv, "train_block": [a, b], "words": b - a, "sentences_train": len(train),
@@ -82,6 +91,7 @@ def main(argv=None) -> int:
               "parser": args.parser or "shipped", "parse_seconds": round(t_parse, 1),
               "total_seconds": round(time.perf_counter() - t0, 1), "epochs": args.epochs, "average": args.average,
               "direction": args.direction, "output": args.output,
+              "templates": list(cfg.feature_config().templates),
               **({"alignment": counts.as_dict()} if args.trees == "stream" else {}),
               "train_info": {k: v for k, v in info.items() if isinstance(v, (int, float, str))}}
     report_training(record, args.metrics)

@@ -26,7 +26,8 @@ them, so a new message takes the next free code of its block:
   ``inference/incremental.py``)
 * ``E940``-``E959``: file formats: insertions, subtitles, word timestamps (``formats/``)
 * ``E960``-``E979``: decoders that were removed (``decode/``)
-* ``E980``-``E989``: restoration that keeps the user's text, on the command line (``cli/``)
+* ``E980``-``E982``: restoration that keeps the user's text, on the command line (``cli/``);
+  ``E983``-``E989``: ``punctgen adapt`` (``workflow/adapt.py``)
 * ``W001``-: warnings
 """
 
@@ -551,12 +552,38 @@ class Errors:
     E932 = "[E932] live input must be strings (words or text chunks), not {got!r}"
     E933 = ("[E933] forced marks: one per word of the {n} ({got} given), each -1 (free) or a class that is not "
             "a full stop")
-    # ---- restoration keeps the user's text (restore CLI, formats wiring): E980-E989 ----
+    # ---- restoration keeps the user's text (restore CLI, formats wiring): E980-E982 ----
     E980 = ("[E980] --repunctuate deletes marks from the text, which a {fmt} file's cues or words cannot take; "
             "use it with plain text")
     E981 = "[E981] --format {fmt} needs the shipped pipeline (drop --parser) or plain text"
     E982 = ("[E982] the text holds a lone surrogate (U+{code:04X} at character {at}), which is not Unicode text: "
             "read the file as UTF-8, or decode it with errors='replace', before restoring it")
+    # ---- punctgen adapt: a model adapted to the user's punctuated text (workflow/adapt.py): E983-E989 ----
+    E983 = "[E983] adapt needs at least one file of punctuated text (or word<TAB>label lines), and none was given"
+    E984 = "[E984] cannot read the adaptation text {path}: {reason}"
+    E985 = ("[E985] {path} holds no words: it is empty or only punctuation (adapt needs punctuated text, or "
+            "word<TAB>label lines)")
+    E986 = ("[E986] the training text of {paths} has no punctuation at all, so there is nothing to learn: adapt "
+            "needs text punctuated as restoration should punctuate (word, word. or word<TAB>COMMA lines)")
+    E987 = ("[E987] the adapted model's output {path} {problem}: give a new or empty folder, one written by adapt, "
+            "or --force (force=True) to write into it anyway")
+    E988 = "[E988] adapt's settings are out of range: {problems}"
+    E989 = ("[E989] share {share} of the {n} words of {path} leaves no sentence after it: nothing would be held "
+            "out; use a smaller share, or 1 to train on the whole file")
+    # ---- the lexical expert (model/lexical.py, decode/lexical.py): E990-E999 ----
+    E990 = "[E990] the lexical expert's {what} must be a positive integer, not {value!r}"
+    E991 = ("[E991] the lexical expert reads the words of a stream as a list of strings, not {kind}: "
+            "pass text.split() or the Doc's word tokens")
+    E992 = ("[E992] a training stream for the lexical expert has {n_words} words but {n_marks} marks: "
+            "marks[i] is the mark after words[i], one per word (\"\" for none)")
+    E993 = "[E993] the lexical expert has no training words: give it at least one stream with words"
+    E994 = "[E994] the lexical expert's saved weights are unusable: {problem}"
+    E995 = ("[E995] {where} is not a lexical expert this version reads (other classes or feature templates): "
+            "train it again with this version (`punctgen adapt`)")
+    E996 = "[E996] the lexical expert's weight must be a finite number >= 0 (0: not used), not {weight!r}"
+    E997 = ("[E997] the lexical expert's probabilities for a sentence have {rows} rows of {cols} columns, "
+            "but the sentence has {n} words and the expert {c} classes")
+    E998 = "[E998] the lexical expert's evidence covers {got} sentences, but {n} sentences are being restored"
     # ---- the decoders split by role, public seams (decode/, model/, cython_ext/dp.pyx): E960-E979 ----
     E960 = ("[E960] restore_method 'exact' was removed: it was the NumPy twin of 'marginal', which makes the "
             "same choices (use 'marginal'; the NumPy reference is spacy_punctgen.testing.exact_mbr)")

@@ -51,6 +51,7 @@ _COMMAND_MODULES = [
     "spacy_punctgen.cli.demo",
     "spacy_punctgen.cli.render",
     "spacy_punctgen.cli.learned",
+    "spacy_punctgen.cli.adapt",
 ]
 
 _REGISTRY: Dict[str, dict] = {}

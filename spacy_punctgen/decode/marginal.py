@@ -312,10 +312,13 @@ def marginal_choices(prior_sets: Sequence[Sequence[object]], grammar, phi: np.nd
 
 def marginal_distributions(prior_sets: Sequence[Sequence[object]], grammar, phi: np.ndarray, r2l: bool, *,
                            prune: float, beam: int, expand: int = 0, wide: int = 0, rescale: float = 0.0,
-                           symbols: Optional[Sequence[str]] = None) -> List[List[Dict[tuple, float]]]:
+                           symbols: Optional[Sequence[str]] = None,
+                           weights: Optional[Sequence[Sequence[float]]] = None) -> List[List[Dict[tuple, float]]]:
     """Per sentence, per slot: the (mixture) slot marginal ``{surface: p}`` the choices are made
-    from, ranked (most probable first, ties by string): the reference's ``mixture_marginal``, pruned alike."""
-    return _run(prior_sets, grammar, phi, r2l, prune, beam, 1, 0.0, expand, wide, rescale, True, symbols, None)
+    from, ranked (most probable first, ties by string): the reference's ``mixture_marginal``, pruned alike.
+    ``weights``: the trees' weights in the mixture, as :func:`marginal_choices` reads them."""
+    return _run(prior_sets, grammar, phi, r2l, prune, beam, 1, 0.0, expand, wide, rescale, True, symbols, None,
+                weights=weights)
 
 
 def marginal_slot_choices(model, prior_sets: Sequence[Sequence[object]], channel, empty_weight: float = 1.0,
@@ -334,10 +337,12 @@ def marginal_slot_choices(model, prior_sets: Sequence[Sequence[object]], channel
 
 
 def marginal_slot_distributions(model, prior_sets: Sequence[Sequence[object]], channel,
-                                prune: Optional[float] = None) -> List[List[Dict[tuple, float]]]:
+                                prune: Optional[float] = None,
+                                weights: Optional[Sequence[Sequence[float]]] = None) -> List[List[Dict[tuple, float]]]:
     """Per sentence, per slot: the (mixture) slot marginal ``{surface names: p}`` with this
-    module's settings (``prune``: None for ``EXACT_PRUNE``), most probable first."""
+    module's settings (``prune``: None for ``EXACT_PRUNE``; ``weights``: per sentence, its trees'
+    weights, None: equal), most probable first."""
     return marginal_distributions(prior_sets, model.grammar, channel.phi, channel.r2l,
                                   prune=EXACT_PRUNE if prune is None else prune, beam=EXACT_BEAM,
                                   expand=EXACT_EXPAND, wide=EXACT_WIDE, rescale=EXACT_RESCALE,
-                                  symbols=model.inventory.symbols)
+                                  symbols=model.inventory.symbols, weights=weights)

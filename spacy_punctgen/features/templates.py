@@ -72,6 +72,14 @@ template              value (one context per node unless noted)
 ``global_shapes`` (opt.) ``*|wshape=``, ``*|fshape=``, ``*|lshape=``, ``*|pshape=``, ``*|nshape=``:
                       spaCy's ``word_shape`` of the same five words (``Xx.``, ``dddd``), kept
                       for rare words too, so an unseen initial (hi ``जे``) still looks like one (5)
+``clause_seq`` (opt.) ``d|seq=aux+nsubj+HEAD+obj``: the children's relations and the head in word
+                      order; ``d|inv=1/0`` when ``w`` has a subject: does an ``aux``/``cop`` child
+                      precede it (subject-auxiliary inversion, as in questions) (1-2)
+``clause_start`` (opt.) ``d|fx=WP``, ``d|f2=what+is``, ``d|fx2=WP+VBZ``: XPOS of the span's first word,
+                      its first two words and their XPOS (spans of 2+ words); ``d|wh=WRB|at=0..2``
+                      for a wh-XPOS among its first three words (1-4)
+``clause_end`` (opt.) ``d|l2=n't+it``, ``d|lx2=RB+PRP``: the span's last two words and their XPOS
+                      (tag questions: ``isn't it``, ``right``, ``you know``; spans of 2+ words) (0-2)
 ====================  =========================================================
 
 Pair properties (``K = 4`` per pair; the strings use the puncteme tokens
@@ -177,6 +185,7 @@ ALL_TEMPLATES: Tuple[str, ...] = (
     "out_words", "global", "dist", "len_upos", "kidset", "neighbors", "inner",
     "phead", "word_dir", "kid_words", "edge_upos", "inner_rel", "inner_upos",
     "inner_side", "inner_count", "global_words", "edge_bigrams", "global_shapes",
+    "clause_seq", "clause_start", "clause_end",
 )
 #: the templates on by default (the first twenty; everything after ``global`` is an
 #: optional extra, see docs/features.md)
@@ -185,6 +194,12 @@ DEFAULT_TEMPLATES: Tuple[str, ...] = ALL_TEMPLATES[:ALL_TEMPLATES.index("global"
 #: coordinator or adposition often decides the punctuation around the constituent
 FUNCTION_RELATIONS = frozenset({"mark", "cc", "case", "aux", "cop", "advmod", "discourse",
                                 "det", "clf", "dep"})
+#: ``clause_seq``: the relations of a clause's subject, and of the words that precede it in a
+#: question by subject-auxiliary inversion ("do you", "is it", "can we")
+SUBJECT_RELATIONS = frozenset({"nsubj", "csubj", "expl"})
+INVERTING_RELATIONS = frozenset({"aux", "cop"})
+#: ``clause_start``: the Penn Treebank tags of wh-words (what, which, who, whose, how, why, ...)
+WH_XPOS = frozenset({"WDT", "WP", "WP$", "WRB"})
 PAIR_PROPERTIES: Tuple[str, ...] = ("pair", "l", "r", "shape")
 
 
@@ -559,6 +574,44 @@ def _global_shapes(x: Node):
     return (f"*|wshape={shapes[x.w]}", f"*|fshape={shapes[a]}", f"*|lshape={shapes[b]}",
             f"*|pshape={shapes[a - 1] if a > 0 else 'BOS'}",
             f"*|nshape={shapes[b + 1] if b + 1 < x.n else 'EOS'}")
+
+
+@template("clause_seq")
+def _clause_seq(x: Node):
+    # a question mark belongs to the whole clause: its shape (relations in word order) shows
+    # inversion ("aux+nsubj+HEAD" vs "nsubj+aux+HEAD") where no single child relation does
+    d, w, base, kids = x.d, x.w, x.base, x.kids
+    if not kids:
+        return ()
+    seq = "+".join("HEAD" if v == w else base[v] for v in sorted(kids + [w]))
+    ctx = [f"{d}|seq={seq}"]
+    subj = next((c for c in kids if base[c] in SUBJECT_RELATIONS), -1)
+    if subj >= 0:
+        ctx.append(f"{d}|inv={int(any(c < subj and base[c] in INVERTING_RELATIONS for c in kids))}")
+    return ctx
+
+
+@template("clause_start", needs=[WORDS])
+def _clause_start(x: Node):
+    # how the constituent opens ("what is", "can you", "do you"): the first two words, their
+    # tags (an inverted auxiliary is "MD+PRP" / "VBZ+PRP" whatever the words), an early wh-word
+    d, a, b, words, xpos = x.d, x.a, x.b, x.words, x.sentence.xpos
+    ctx = [f"{d}|fx={xpos[a]}"]
+    if b > a:  # a one-word span's word is span_words' already
+        ctx += (f"{d}|f2={words[a]}+{words[a + 1]}", f"{d}|fx2={xpos[a]}+{xpos[a + 1]}")
+    wh = next((j for j in range(a, min(a + 3, b + 1)) if xpos[j] in WH_XPOS), -1)
+    if wh >= 0:
+        ctx.append(f"{d}|wh={xpos[wh]}|at={wh - a}")
+    return ctx
+
+
+@template("clause_end", needs=[WORDS])
+def _clause_end(x: Node):
+    # how the constituent closes: tag questions ("is n't it", "right", "you know")
+    d, a, b, words, xpos = x.d, x.a, x.b, x.words, x.sentence.xpos
+    if b == a:  # one word: span_words has it
+        return ()
+    return (f"{d}|l2={words[b - 1]}+{words[b]}", f"{d}|lx2={xpos[b - 1]}+{xpos[b]}")
 
 
 #: templates that look at the observed surface punctuation inside the constituent

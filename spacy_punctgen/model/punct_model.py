@@ -133,6 +133,8 @@ class PunctModel:
         if not 0.0 <= self.smooth_delta < 1.0:
             raise ValueError(Errors.E201.format(smooth_delta=smooth_delta))
         self.meta: dict = dict(meta or {})
+        #: the lexical expert restoration multiplies in (model/lexical.py), saved beside the model; None: none
+        self.lexical = None
         if theta_dtype not in THETA_DTYPES:
             raise ValueError(Errors.E202.format(dtypes=THETA_DTYPES, theta_dtype=theta_dtype))
         self.theta_dtype = theta_dtype  # how θ is stored on disk (in memory it is always float32)

@@ -2,7 +2,8 @@
 
 A model is three parts: ``cfg.json`` (hyperparameters, sizes, ``meta``), ``inventory.json``
 (the punctuation inventory) and ``params.npz`` (θ, ψ, the feature dictionary, the back-off
-model).  :func:`to_disk` writes them into a directory, :func:`to_bytes` into one msgpack blob;
+model), and optionally a fourth, the lexical expert restoration multiplies in
+(``lexical.json`` and ``lexical.npz``, :mod:`.lexical`).  :func:`to_disk` writes them into a directory, :func:`to_bytes` into one msgpack blob;
 both are deterministic (sorted JSON keys, a deflated .npz with fixed timestamps and order), so
 equal models give equal bytes.
 
@@ -20,18 +21,21 @@ import json
 import math
 import zipfile
 from pathlib import Path
-from typing import Dict, Optional, Tuple, Union
+from typing import Dict, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
 from spacy_punctgen.data.inventory import PunctInventory
 from spacy_punctgen.errors import Errors
 from spacy_punctgen.features.templates import FeatureConfig, FeatureIndex
+from spacy_punctgen.model.lexical import LexicalExpert
 
 FORMAT_NAME = "spacy-punctgen-model"
 FORMAT_VERSION = 2
 READABLE_VERSIONS = (1, 2)
 CFG_FILE, INVENTORY_FILE, PARAMS_FILE = "cfg.json", "inventory.json", "params.npz"
+#: the optional lexical expert (model/lexical.py) beside the model: its settings and weights
+LEXICAL_CFG_FILE, LEXICAL_PARAMS_FILE = "lexical.json", "lexical.npz"
 PARAM_NAMES = ("theta", "psi", "ctx_keys", "ctx_counts", "prop_keys", "prop_idx",
                "backoff_tok_logp", "backoff_len_logp")
 PARAM_NAMES_V1 = ("theta", "psi", "feature_ctx", "feature_prop", "backoff_tok_logp", "backoff_len_logp")
@@ -240,11 +244,12 @@ def build(cls, cfg: dict, inv_data: dict, params: Dict[str, np.ndarray], where: 
     return model
 
 
-def npz_bytes(params: Dict[str, np.ndarray]) -> bytes:
-    """A deterministic, deflated .npz (fixed timestamps, fixed order) readable by ``np.load``."""
+def npz_bytes(params: Dict[str, np.ndarray], names: Optional[Sequence[str]] = None) -> bytes:
+    """A deterministic, deflated .npz (fixed timestamps, fixed order: ``names``, by default the
+    model's :data:`PARAM_NAMES`) readable by ``np.load``."""
     buf = io.BytesIO()
     with zipfile.ZipFile(buf, "w") as zf:
-        for name in PARAM_NAMES:
+        for name in (PARAM_NAMES if names is None else names):
             arr_buf = io.BytesIO()
             np.lib.format.write_array(arr_buf, params[name], allow_pickle=False)
             info = zipfile.ZipInfo(f"{name}.npy", date_time=(1980, 1, 1, 0, 0, 0))
@@ -261,15 +266,35 @@ def read_npz(data: bytes, where: str) -> Dict[str, np.ndarray]:
         raise ValueError(Errors.E212.format(where=where, kind=type(err).__name__, err=err)) from None
 
 
+def _attach_lexical(model, cfg_text: Optional[str], params: Optional[bytes], where: str):
+    """The model with the lexical expert read from its settings and weights (none: unchanged)."""
+    if cfg_text is None and params is None:
+        return model
+    if cfg_text is None or params is None:
+        raise ValueError(Errors.E994.format(problem=f"{where} holds the expert's settings or its weights, not both"))
+    try:
+        cfg = json.loads(cfg_text)
+    except (json.JSONDecodeError, UnicodeDecodeError, TypeError) as err:
+        raise ValueError(Errors.E216.format(path=where, err=err)) from None
+    model.lexical = LexicalExpert.from_cfg(cfg, read_npz(params, where), where)
+    return model
+
+
 def to_bytes(model) -> bytes:
-    """Serialise (deterministic): cfg, inventory and parameters in one msgpack blob."""
+    """Serialise (deterministic): cfg, inventory and parameters in one msgpack blob (and the
+    lexical expert, when the model has one)."""
     import srsly
 
-    return srsly.msgpack_dumps({
+    blob = {
         "cfg": json.dumps(model_cfg(model), sort_keys=True, ensure_ascii=False),
         "inventory": json.dumps(model.inventory.to_dict(), sort_keys=True, ensure_ascii=False),
         "params": npz_bytes(model_params(model)),
-    })
+    }
+    lexical = getattr(model, "lexical", None)
+    if lexical is not None:
+        blob["lexical_cfg"] = json.dumps(lexical.cfg(), sort_keys=True, ensure_ascii=False)
+        blob["lexical_params"] = npz_bytes(lexical.params(), sorted(lexical.params()))
+    return srsly.msgpack_dumps(blob)
 
 
 def from_bytes(cls, data: bytes):
@@ -280,10 +305,12 @@ def from_bytes(cls, data: bytes):
         cfg = json.loads(blob["cfg"])
         inv = json.loads(blob["inventory"])
         raw = blob["params"]
+        lexical = (blob.get("lexical_cfg"), blob.get("lexical_params"))
     except Exception as err:
         raise ValueError(Errors.E213.format(kind=type(err).__name__, err=err)) from None
     where = {"cfg": "model bytes (cfg)", "inventory": "model bytes (inventory)", "params": "model bytes (params)"}
-    return build(cls, cfg, inv, read_npz(raw, where["params"]), where)
+    return _attach_lexical(build(cls, cfg, inv, read_npz(raw, where["params"]), where), *lexical,
+                           "model bytes (lexical expert)")
 
 
 def to_disk(model, path: Union[str, Path]) -> Path:
@@ -295,6 +322,14 @@ def to_disk(model, path: Union[str, Path]) -> Path:
     (path / INVENTORY_FILE).write_text(json.dumps(model.inventory.to_dict(), sort_keys=True,
                                                   ensure_ascii=False) + "\n", encoding="utf-8")
     (path / PARAMS_FILE).write_bytes(npz_bytes(model_params(model)))
+    lexical = getattr(model, "lexical", None)
+    for name in (LEXICAL_CFG_FILE, LEXICAL_PARAMS_FILE):  # a model without one leaves none behind
+        if lexical is None and (path / name).is_file():
+            (path / name).unlink()
+    if lexical is not None:
+        (path / LEXICAL_CFG_FILE).write_text(json.dumps(lexical.cfg(), sort_keys=True, ensure_ascii=False, indent=2)
+                                             + "\n", encoding="utf-8")
+        (path / LEXICAL_PARAMS_FILE).write_bytes(npz_bytes(lexical.params(), sorted(lexical.params())))
     return path
 
 
@@ -313,4 +348,7 @@ def from_disk(cls, path: Union[str, Path]):
         except (json.JSONDecodeError, UnicodeDecodeError) as err:
             raise ValueError(Errors.E216.format(path=files[k], err=err)) from None
     params = read_npz(files["params"].read_bytes(), str(files["params"]))
-    return build(cls, loaded["cfg"], loaded["inventory"], params, {k: str(v) for k, v in files.items()})
+    model = build(cls, loaded["cfg"], loaded["inventory"], params, {k: str(v) for k, v in files.items()})
+    lex_cfg, lex_params = path / LEXICAL_CFG_FILE, path / LEXICAL_PARAMS_FILE
+    return _attach_lexical(model, lex_cfg.read_text(encoding="utf-8") if lex_cfg.is_file() else None,
+                           lex_params.read_bytes() if lex_params.is_file() else None, str(lex_params))

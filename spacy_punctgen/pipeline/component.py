@@ -42,7 +42,10 @@ is chosen by :mod:`spacy_punctgen.decode` (``restore_method``, ``n_samples``, ``
 *inserted* into the Doc's text (:func:`.restore.slot_insertions`): every character of
 ``doc.text`` stays, in order; marks go only between whitespace-separated tokens; a gap that
 already holds marks keeps them (``repunctuate = true`` deletes the marks at the edges of tokens
-first and decides those gaps afresh):
+first and decides those gaps afresh). A model with a lexical expert (``punctgen adapt`` trains
+one) multiplies its evidence into each slot's distribution before the choice
+(:mod:`spacy_punctgen.decode.lexical`; ``lexical_weight``: None for the weight chosen on dev, 0
+for punctgen alone):
 
 * ``doc._.restored_punct``: one dict per slot: ``sentence``, ``slot``, ``after``,
   ``surface`` (the chosen tokens, the model's own symbols, e.g. ``ABBR.``; for a ``fixed`` slot
@@ -93,7 +96,7 @@ and ``spacy.load``) goes through spaCy's serializer dicts, whose keys ``exclude`
 :class:`PunctModel`: the ``model/`` folder, or the model shipped for the language if the
 component has not loaded one yet).  Loading restores the saved settings except
 :data:`RUNTIME_SETTINGS` (how to run: ``mode``, ``restore_method``, ``n_samples``, ``seed``,
-``restore_empty_weight``, ``correction_model``, ``repunctuate``),
+``restore_empty_weight``, ``correction_model``, ``repunctuate``, ``lexical_weight``),
 which stay those the loading pipeline's config gave the component.  ``from_disk`` of a folder
 without ``model/`` raises E013 (unless ``model`` is excluded).
 """
@@ -116,6 +119,7 @@ from thinc.api import Model, Optimizer
 
 from spacy_punctgen.decode.mbr import MAX_SAMPLES, METHODS, check_empty_weight
 from spacy_punctgen.errors import Errors, Warnings
+from spacy_punctgen.model.lexical import check_weight
 from spacy_punctgen.model.settings import ModelSettings, default_model_settings
 from spacy_punctgen.pipeline.analyze import analyze_docs, doc_logprob
 from spacy_punctgen.pipeline.architectures import PUNCT_MODEL_ARCHITECTURE, build_punct_model
@@ -134,7 +138,7 @@ MODES = ("analyze", "restore", "correct")
 #: pipeline's config gave it (e.g. ``spacy.load(path, config={"components": {"punctgen":
 #: {"mode": "restore"}}})``); every other setting comes from the saved ``cfg``.
 RUNTIME_SETTINGS = ("mode", "restore_method", "n_samples", "seed", "restore_empty_weight", "correction_model",
-                    "repunctuate")
+                    "repunctuate", "lexical_weight")
 _CACHE_LIMIT = 200_000
 
 register_extensions()
@@ -193,6 +197,7 @@ def load_punct_model(path: Path):
         "restore_empty_weight": 1.0,
         "correction_model": None,
         "repunctuate": False,
+        "lexical_weight": None,
         "model_settings": default_model_settings(),
         "thinc_model": {"@architectures": PUNCT_MODEL_ARCHITECTURE},
         "scorer": {"@scorers": PUNCT_SCORER},
@@ -205,19 +210,22 @@ def load_punct_model(path: Path):
 )
 def make_punctgen(nlp: Language, name: str, model: Optional[str], mode: str, restore_method: str,
                   n_samples: int, seed: int, restore_empty_weight: float, correction_model: Optional[str],
-                  repunctuate: bool, model_settings: Dict[str, Any], thinc_model: Model,
-                  scorer: Optional[Callable]) -> "PunctGen":
+                  repunctuate: bool, lexical_weight: Optional[float], model_settings: Dict[str, Any],
+                  thinc_model: Model, scorer: Optional[Callable]) -> "PunctGen":
     """``model`` is the path of a trained model (None: the one shipped for ``nlp.lang``);
     ``restore_empty_weight`` the empty string's weight in restoration's risk (1: minimum expected
     edit distance; below 1 more marks, for F1; :func:`decode.mbr.risk_weights`); ``repunctuate``
-    whether restoration replaces the marks already at the edges of tokens; ``model_settings``
+    whether restoration replaces the marks already at the edges of tokens; ``lexical_weight`` the
+    weight of the model's lexical expert in restoration (None: the weight chosen on dev when it was
+    trained, 0: punctgen alone; :mod:`spacy_punctgen.decode.lexical`); ``model_settings``
     the model's own (:class:`~spacy_punctgen.model.settings.ModelSettings`); ``thinc_model`` the
     registered architecture holding its parameters, ``scorer`` the registered scorer of
     :meth:`PunctGen.score`."""
     return PunctGen(nlp.vocab, thinc_model, name=name, model_path=model, lang=nlp.lang, mode=mode,
                     restore_method=restore_method, n_samples=n_samples, seed=seed,
                     restore_empty_weight=restore_empty_weight, correction_model=correction_model,
-                    repunctuate=repunctuate, model_settings=model_settings, scorer=scorer)
+                    repunctuate=repunctuate, lexical_weight=lexical_weight, model_settings=model_settings,
+                    scorer=scorer)
 
 
 class PunctGen(TrainablePipe):
@@ -228,7 +236,8 @@ class PunctGen(TrainablePipe):
                  model_path: Optional[Union[str, Path]] = None, lang: str = "xx", mode: str = "analyze",
                  restore_method: str = "marginal", n_samples: int = 1000, seed: int = 0,
                  restore_empty_weight: float = 1.0, correction_model: Optional[str] = None,
-                 repunctuate: bool = False, model_settings: Optional[Dict[str, Any]] = None,
+                 repunctuate: bool = False, lexical_weight: Optional[float] = None,
+                 model_settings: Optional[Dict[str, Any]] = None,
                  scorer: Optional[Callable] = punct_score):
         settings = ModelSettings.from_dict(model_settings)
         _choice_setting("channel", settings.channel, ("full", "attach"))
@@ -242,6 +251,7 @@ class PunctGen(TrainablePipe):
             "restore_empty_weight": check_empty_weight(restore_empty_weight, restore_method),
             "correction_model": str(correction_model) if correction_model is not None else None,
             "repunctuate": _choice_setting("repunctuate", repunctuate, (True, False)),
+            "lexical_weight": None if lexical_weight is None else check_weight(lexical_weight),
             "model_settings": settings.model_dict(),
         }
         self.punct_model = None
@@ -309,7 +319,8 @@ class PunctGen(TrainablePipe):
             if mode == "restore":
                 self._warn_if_foreign(pm, docs)
                 settings = RestoreSettings(self.cfg["restore_method"], self.cfg["n_samples"], self.cfg["seed"],
-                                           self.cfg["restore_empty_weight"], self.cfg["repunctuate"])
+                                           self.cfg["restore_empty_weight"], self.cfg["repunctuate"],
+                                           self.cfg["lexical_weight"])
                 return restore_parsed_docs(pm, docs, settings, self.quote_xpos)
             if mode == "correct":
                 return predict_corrections(pm, docs, quote_xpos=self.quote_xpos,

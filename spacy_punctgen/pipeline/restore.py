@@ -26,7 +26,7 @@ any) and the restored marks placed by the one policy of :mod:`spacy_punctgen.dec
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Dict, Iterable, List, Sequence, Tuple
+from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple
 
 from spacy_punctgen.data.parsed import as_words
 from spacy_punctgen.decode.mbr import SlotChoice, check_empty_weight, restore_mixtures, restore_sentence, restore_sentences
@@ -34,6 +34,7 @@ from spacy_punctgen.decode.render import DASHES, OPENING, gap_marks, render_text
 from spacy_punctgen.data.preprocess import PunctSentence, preprocess_sentence
 from spacy_punctgen.errors import Errors
 from spacy_punctgen.formats.insertions import token_spans
+from spacy_punctgen.decode.lexical import restore_with_lexical
 from spacy_punctgen.decode.mixture import restore_weighted_mixtures
 from spacy_punctgen.parsing.kbest import alternative_trees, check_weighting, kbest_weighting
 from spacy_punctgen.pipeline.doc_convert import punct_sentences
@@ -52,6 +53,7 @@ class RestoreSettings:
     seed: int = 0
     empty_weight: float = 1.0
     repunctuate: bool = False
+    lexical_weight: Optional[float] = None  # the lexical expert's (None: its own; 0: not used)
 
 
 
@@ -142,6 +144,28 @@ def decode_tree_sets(model, tree_sets: List[List[Any]], weights: List[List[float
             for ts in tree_sets)
 
 
+def lexical_setting(model, settings: RestoreSettings) -> Tuple[Optional[Any], float]:
+    """The model's lexical expert and its weight, when restoration uses it: the ``"marginal"``
+    decoder and a weight above 0 (the settings' or, if None, the expert's own)."""
+    lexical = getattr(model, "lexical", None)
+    if lexical is None or settings.method != "marginal":
+        return None, 0.0
+    weight = lexical.weight if settings.lexical_weight is None else settings.lexical_weight
+    return (lexical, weight) if weight > 0 else (None, 0.0)
+
+
+def lexical_evidence(lexical, sentences: Sequence[PunctSentence]) -> List[Any]:
+    """The expert's class probabilities for the slots ``1..n`` of each sentence, read over the
+    words of all of them in order (one Doc's sentences: the words see across their boundaries)."""
+    words = [w for ps in sentences for w in ps.words]
+    probs = lexical.evidence(words)
+    out, a = [], 0
+    for ps in sentences:
+        out.append(probs[a:a + len(ps.words)])
+        a += len(ps.words)
+    return out
+
+
 def restore_parsed_docs(model, docs: List[Any], settings: RestoreSettings, quote_xpos: bool) -> List[dict]:
     """Per Doc, what the component sets: ``restored_punct`` (one entry per slot) and
     ``insertions`` into ``doc.text`` (:func:`slot_insertions`). Each Doc is converted to
@@ -158,7 +182,15 @@ def restore_parsed_docs(model, docs: List[Any], settings: RestoreSettings, quote
         weighting = kbest_weighting(doc) or weighting
     for ps in (t for ts in tree_sets for t in ts):
         ps.slots = [()] * len(ps.slots)  # the model decodes every slot; the text's own marks are kept below
-    choices = decode_tree_sets(model, tree_sets, weights, weighting, settings)
+    lexical, lexical_weight = lexical_setting(model, settings)
+    if lexical is not None:
+        check_weighting(weighting, settings.method)
+        evidence = [q for doc_sents in sents for q in lexical_evidence(lexical, [ps for _, ps, _ in doc_sents])]
+        tree_weights = None if weighting != "beam" else [w if sum(w) > 0 else [1.0] * len(w) for w in weights]
+        choices = iter(restore_with_lexical(model, tree_sets, evidence, lexical_weight,
+                                            check_empty_weight(settings.empty_weight, settings.method), tree_weights))
+    else:
+        choices = decode_tree_sets(model, tree_sets, weights, weighting, settings)
     out = []
     for doc, doc_sents in zip(docs, sents):
         decoded = [(wt, next(choices)) for _, _, wt in doc_sents]
@@ -168,15 +200,15 @@ def restore_parsed_docs(model, docs: List[Any], settings: RestoreSettings, quote
     return out
 
 
-def _gap(doc, a: int, b: int, unspaced: bool) -> Tuple[int, int, List[Any], bool]:
+def _gap(doc, text: str, a: int, b: int, unspaced: bool) -> Tuple[int, int, List[Any], bool]:
     """The gap between word tokens ``a`` (-1: the Doc's start) and ``b`` (``len(doc)``: its end):
-    its start and stop offsets in ``doc.text``, the mark tokens in it, and whether marks may be
-    inserted there (it holds whitespace, or is an end of the Doc, or the language has no spaces)."""
-    text_len = len(doc.text)
+    its start and stop offsets in ``text`` (``doc.text``, which spaCy builds anew on every read,
+    so it is passed in), the mark tokens in it, and whether marks may be inserted there (it holds
+    whitespace, or is an end of the Doc, or the language has no spaces)."""
     start = doc[a].idx + len(doc[a].text) if a >= 0 else 0
-    stop = doc[b].idx if b < len(doc) else text_len
+    stop = doc[b].idx if b < len(doc) else len(text)
     marks = [t for t in doc[a + 1:b] if not t.is_space]
-    free = a < 0 or b >= len(doc) or unspaced or any(ch.isspace() for ch in doc.text[start:stop])
+    free = a < 0 or b >= len(doc) or unspaced or any(ch.isspace() for ch in text[start:stop])
     return start, stop, marks, free
 
 
@@ -208,7 +240,7 @@ def slot_insertions(doc, sentence_ids: Sequence[int], decoded: Sequence[Tuple[Li
         for i, choice in enumerate(choices):
             a = wt[i - 1] if i else prv[wt[0]]
             b = wt[i] if i < n else nxt[wt[-1]] if n else first
-            start, stop, marks, free = _gap(doc, a, b, unspaced)
+            start, stop, marks, free = _gap(doc, text, a, b, unspaced)
             observed = tuple(t.text for t in marks)
             if marks and repunctuate:
                 edge = [t for t in marks if _at_token_edge(text, t)]

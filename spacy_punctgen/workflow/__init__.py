@@ -13,6 +13,8 @@ and never from each other.
   beam or of draws from the parser), for ``parse_conllu.py`` and ``sampled_trees_curve.py``.
 * :mod:`.kbest_eval`: restoration from those K trees, weighed, for ``kbest_weighting.py`` and
   ``sampled_trees_curve.py``.
+* :mod:`.adapt`: ``punctgen adapt``, a restoration model adapted to the user's own punctuated
+  text (plain text or ``word<TAB>label``), parsed as restoration parses it.
 
 Library code never imports this package (``tests/test_architecture.py``: it is a top layer).
 """

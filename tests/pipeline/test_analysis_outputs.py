@@ -2,9 +2,9 @@
 loop, Viterbi's pruning compiled, annotations written at once) gives exactly what the code
 before it gave.
 
-The stored digests were made with that code (commit 65ac73d) from the same inputs: the shipped
-``en`` model analysing Docs that the shipped ``en_ewt_parser`` parsed (the sample's texts, some
-with runs of whitespace, which spaCy makes SPACE tokens), in batches and one Doc at a time; every
+The stored digests were made with the code before a change from the same inputs: the shipped
+``en`` model analysing Docs that hold the files' gold trees (the sample's sentences, some with
+runs of whitespace, which spaCy makes SPACE tokens), in batches and one Doc at a time; every
 ``doc._.underlying_punct``, every token's ``punct_left``/``punct_right`` and ``doc._.punct_logprob``.
 The slow test does the same on all 2,001 en_ewt dev texts.
 """
@@ -14,6 +14,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 import spacy
+from spacy.tokens import Doc
 
 from spacy_punctgen.data.conllu import read_conllu
 from spacy_punctgen.data.preprocess import preprocess_file
@@ -25,27 +26,42 @@ from spacy_punctgen.pipeline.shipped import default_model_path
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLE = ROOT / "assets" / "sample"
 EWT = ROOT.parent / "shared" / "ud" / "en_ewt"
-PARSER = ROOT / "spacy_punctgen" / "shipped" / "en_ewt_parser"
 
-# made again with the code of f44239c (the last before the pipeline wing was split) under spaCy
-# 3.8.18 / thinc 8.3.14 / numpy 2.4.6, whose shipped parser gives other trees than the versions
-# the first digest was made under
-SAMPLE_DIGEST = "7ae06b3de8e67734cf81161e2618e50a3a11d821c81df40ba5006ecbfba17d9b"
-EWT_DEV_DIGEST = "9711e3b0e18d97d8e29f5608e55bdc6aa0dffc8366bf5a11ec2bea043997ef9b"
+# made with the code of 0074295 (the last commit before the lexical expert) from the gold trees of
+# the files, so that they hold on any machine (the parser's trees did not: its floating point
+# varies with the machine)
+SAMPLE_DIGEST = "4e3d2ba801ee0855ae7747da4ec39f7543f49a067a03ba6f7e5e52bd44d23d8c"
+EWT_DEV_DIGEST = "893e98957d7b6d9a27c05dbd616e5b1d7769f6925841d8a73e5a0a1410d85b86"
 
 
-def texts_of(path, spaced=True):
-    """The texts of a treebank file; with ``spaced``, every third one with a double space and
-    every fifth ending in a newline (SPACE tokens)."""
-    out = []
+def gold_docs(path, vocab, spaced=True):
+    """The sentences of a treebank file as parsed Docs with their gold trees (so that the digests
+    do not depend on the parser, whose trees vary with the machine's floating point); with
+    ``spaced``, every third one with a double space after its first word and every fifth ending
+    in a newline (SPACE tokens, attached to the word before them, as spaCy's parser does)."""
+    docs = []
     for k, ud in enumerate(read_conllu(path)):
-        text = ud.text or " ".join(ud.forms)
-        if spaced and k % 3 == 0:
-            text = text.replace(" ", "  ", 1)
+        n = len(ud.forms)
+        words, spaces = list(ud.forms), [bool(s) for s in ud.space_after]
+        heads = [h - 1 if h else i for i, h in enumerate(ud.heads)]
+        deps = ["ROOT" if h == 0 else d for h, d in zip(ud.heads, ud.deprels)]
+        pos, tags = list(ud.upos), list(ud.xpos)
+        extra = []  # (position, text, space after)
+        if spaced and k % 3 == 0 and n > 1 and spaces[0]:
+            extra.append((1, " ", False))
         if spaced and k % 5 == 0:
-            text += "\n"
-        out.append(text)
-    return out
+            spaces[-1] = False
+            extra.append((n, "\n", False))
+        for at, text, sp in sorted(extra, reverse=True):
+            words.insert(at, text)
+            spaces.insert(at, sp)
+            heads = [h + (h >= at) for h in heads]
+            heads.insert(at, at - 1)
+            deps.insert(at, "dep")
+            pos.insert(at, "SPACE")
+            tags.insert(at, "_SP")
+        docs.append(Doc(vocab, words=words, spaces=spaces, heads=heads, deps=deps, pos=pos, tags=tags))
+    return docs
 
 
 def outputs(docs):
@@ -61,10 +77,8 @@ def digest(rows):
     return h.hexdigest()
 
 
-def analysed(texts):
-    """Per text, the component's outputs: batches of 8 (``pipe``) and one Doc at a time."""
-    parser = spacy.load(PARSER)
-    docs = list(parser.pipe(texts, batch_size=64))
+def analysed(docs):
+    """Per Doc, the component's outputs: batches of 8 (``pipe``) and one Doc at a time."""
     nlp = spacy.blank("en")
     pg = nlp.add_pipe("punctgen", config={"model": str(default_model_path("en"))})
     batched = outputs(list(pg.pipe([d.copy() for d in docs], batch_size=8)))
@@ -74,8 +88,9 @@ def analysed(texts):
 
 @pytest.fixture(scope="module")
 def sample_run():
-    texts = [t for split in ("train", "dev", "test") for t in texts_of(SAMPLE / f"en_sample-ud-{split}.conllu")]
-    return analysed(texts)
+    vocab = spacy.blank("en").vocab
+    return analysed([d for split in ("train", "dev", "test")
+                     for d in gold_docs(SAMPLE / f"en_sample-ud-{split}.conllu", vocab)])
 
 
 def test_sample_outputs_equal_the_previous_code(sample_run):
@@ -88,7 +103,7 @@ def test_sample_outputs_equal_the_previous_code(sample_run):
 @pytest.mark.slow
 @pytest.mark.skipif(not EWT.is_dir(), reason="needs ../shared/ud/en_ewt")
 def test_ewt_dev_outputs_equal_the_previous_code():
-    batched, single, _ = analysed(texts_of(EWT / "en_ewt-ud-dev.conllu", spaced=False))
+    batched, single, _ = analysed(gold_docs(EWT / "en_ewt-ud-dev.conllu", spacy.blank("en").vocab, spaced=False))
     assert len(batched) == 2001
     assert batched == single
     assert digest(batched) == EWT_DEV_DIGEST

@@ -1,0 +1,276 @@
+"""The lexical expert: what the words alone say about the mark after each word.
+
+Why: some marks are told by the words and not by the tree (``um,`` ``okay so,`` ``thank
+you.``, a sentence end before ``so i``), and the words see across the parser's sentence
+boundaries, which the tree cannot. Restoration multiplies punctgen's exact slot distribution
+by this expert's class probabilities raised to a weight chosen on dev (a product of experts,
+:mod:`spacy_punctgen.decode.lexical`); weight 0 is punctgen alone.
+
+The expert is a multinomial logistic regression over hashed context features (thinc's
+``SparseLinear``): for the gap after word ``j``, the lowercased words ``j-2 .. j+3`` by
+position, the word pairs and triples across the gap, the last three letters of the words on
+both sides, and the case of the next word. Its classes are the *kind* of mark (:data:`CLASSES`,
+:func:`mark_class`): the empty string, comma, period, question mark, ... and ``other``.
+Features are hashed in NumPy from one hash per word, so featurising is a few array passes.
+"""
+from __future__ import annotations
+
+import math
+import random
+import time
+from typing import Dict, List, Optional, Sequence, Tuple
+
+import numpy as np
+from spacy.strings import get_string_id
+from thinc.api import Adam, NumpyOps, SparseLinear_v2
+
+from spacy_punctgen.errors import Errors
+
+#: the kinds of mark the expert tells apart, in the order of its output columns
+CLASSES = ("", ",", ".", "?", "!", ":", ";", "other")
+#: the classes that end a sentence, most telling first (a slot holding ``?`` and ``.`` is a question)
+_TERMINAL = ("?", "!", ".", "…", "...")
+#: symbols that belong to the word, not to the gap (the abbreviation dot)
+_WORD_SYMBOLS = ("ABBR.",)
+#: hashed features per gap (see :func:`gap_features`)
+N_TEMPLATES = 16
+DEFAULT_LENGTH = 2 ** 18
+_M = np.uint64(0xFFFFFFFFFFFFFFFF)
+_C = [np.uint64(c) for c in (0x9E3779B97F4A7C15, 0xBF58476D1CE4E5B9, 0x94D049BB133111EB)]
+_BOS, _EOS = (np.uint64(get_string_id(s)) for s in ("<s>", "</s>"))
+
+
+def mark_class(marks: Sequence[str]) -> str:
+    """The kind of the marks in one gap (a surface string as a tuple of symbols): a terminal
+    mark decides (``?`` over ``!`` over ``.``), then ``,`` ``:`` ``;``; anything else that is
+    not empty (quotes, brackets, dashes) is ``other``; the abbreviation dot is the word's."""
+    marks = [m for m in marks if m and m not in _WORD_SYMBOLS]
+    if not marks:
+        return ""
+    for t in _TERMINAL:
+        if any(t in m for m in marks):
+            return "." if t in ("…", "...") else t
+    for c in (",", ":", ";"):
+        if c in marks:
+            return c
+    return "other"
+
+
+def _mix(a: np.ndarray, b: np.ndarray, salt: int) -> np.ndarray:
+    """A 64-bit hash of two hash arrays and a template number (splitmix-style finaliser)."""
+    with np.errstate(over="ignore"):
+        x = (a * _C[0]) ^ (b + np.uint64(salt) * _C[1])
+        x = (x ^ (x >> np.uint64(30))) * _C[1]
+        x = (x ^ (x >> np.uint64(27))) * _C[2]
+        return x ^ (x >> np.uint64(31))
+
+
+def _hashes(strings: Sequence[str]) -> np.ndarray:
+    return np.fromiter((get_string_id(s) for s in strings), dtype=np.uint64, count=len(strings))
+
+
+def gap_features(words: Sequence[str]) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The hashed features of the gap after each of ``words``: ``(keys uint64, values float32,
+    lengths int32)``, :data:`N_TEMPLATES` keys per gap, as ``SparseLinear`` reads them."""
+    n = len(words)
+    if n == 0:
+        return np.zeros(0, np.uint64), np.zeros(0, np.float32), np.zeros(0, np.int32)
+    low = [w.lower() for w in words]
+    h = np.concatenate([np.full(2, _BOS), _hashes(low), np.full(3, _EOS)])
+    suf = np.concatenate([np.full(2, _BOS), _hashes([w[-3:] for w in low]), np.full(3, _EOS)])
+    upper = np.concatenate([[False] * 2, [w[:1].isupper() for w in words], [False] * 3]).astype(np.uint64)
+    digit = np.concatenate([[False] * 2, [any(c.isdigit() for c in w) for w in words], [False] * 3]).astype(np.uint64)
+
+    def at(arr, k):  # the value for word j + k of every gap j
+        return arr[2 + k: 2 + k + n]
+
+    L2, L1, L0, R0, R1, R2 = (at(h, k) for k in (-2, -1, 0, 1, 2, 3))
+    zero = np.zeros(n, np.uint64)
+    cols = [
+        _mix(zero, zero, 1),                    # bias
+        _mix(L0, zero, 2), _mix(L1, zero, 3), _mix(L2, zero, 4),
+        _mix(R0, zero, 5), _mix(R1, zero, 6), _mix(R2, zero, 7),
+        _mix(L1, L0, 8), _mix(L0, R0, 9), _mix(R0, R1, 10),
+        _mix(_mix(L1, L0, 11), R0, 12), _mix(_mix(L0, R0, 13), R1, 14),
+        _mix(at(suf, 0), at(suf, 1), 15),
+        _mix(at(upper, 1), at(digit, 0) * np.uint64(2) + at(digit, 1), 16),
+        _mix(_mix(R0, R1, 17), R2, 18),
+        _mix(_mix(L2, L1, 19), L0, 20),
+    ]
+    keys = np.ascontiguousarray(np.stack(cols, axis=1).reshape(-1))
+    return keys, np.ones(len(keys), np.float32), np.full(n, N_TEMPLATES, np.int32)
+
+
+def _take(feats, rows: np.ndarray):
+    keys, vals, _ = feats
+    idx = (rows[:, None] * N_TEMPLATES + np.arange(N_TEMPLATES)).reshape(-1)
+    return (np.ascontiguousarray(keys[idx]), np.ascontiguousarray(vals[idx]),
+            np.full(len(rows), N_TEMPLATES, np.int32))
+
+
+class LexicalExpert:
+    """The class probabilities of the mark after each word, from the words around it; and the
+    weight restoration gives them (``weight``, chosen on dev; 0: not used)."""
+
+    def __init__(self, length: int = DEFAULT_LENGTH, weight: float = 1.0, meta: Optional[dict] = None):
+        if not isinstance(length, int) or length < 1:
+            raise ValueError(Errors.E990.format(what="length", value=length))
+        self.length = length
+        self.weight = check_weight(weight)
+        self.meta: dict = dict(meta or {})
+        self.ops = NumpyOps()
+        self.linear = SparseLinear_v2(nO=len(CLASSES), length=length)
+        self.linear.initialize()
+        #: the classes' training frequencies (add-one): restoration divides them out, so that the
+        #: base rate punctgen already knows is not counted twice
+        self.prior = np.full(len(CLASSES), 1.0 / len(CLASSES))
+
+    # ------------------------------------------------------------------ use
+    def predict(self, words: Sequence[str]) -> np.ndarray:
+        """float64 ``(len(words), len(CLASSES))``: per word, the distribution of the kind of
+        mark that follows it, the words of one stream in order."""
+        if isinstance(words, str):
+            raise ValueError(Errors.E991.format(kind="a string"))
+        if not len(words):
+            return np.zeros((0, len(CLASSES)))
+        scores = self.linear.predict(gap_features(list(words)))
+        return np.asarray(self.ops.softmax(scores), dtype=np.float64)
+
+    def log_loss(self, streams: Sequence[Tuple[Sequence[str], Sequence[str]]]) -> float:
+        """Mean negative log probability of the gold class per gap."""
+        total, n = 0.0, 0
+        for words, marks in streams:
+            if len(words):
+                p = self.predict(words)
+                y = np.array([CLASSES.index(mark_class(m.split())) for m in marks])
+                total -= float(np.log(np.maximum(p[np.arange(len(y)), y], 1e-12)).sum())
+                n += len(y)
+        return total / max(n, 1)
+
+    # ------------------------------------------------------------------ training
+    @classmethod
+    def fit(cls, train: Sequence[Tuple[Sequence[str], Sequence[str]]],
+            dev: Sequence[Tuple[Sequence[str], Sequence[str]]] = (), *, epochs: int = 5, lr: float = 0.005,
+            batch_size: int = 256, length: int = DEFAULT_LENGTH, seed: int = 0, progress=None
+            ) -> Tuple["LexicalExpert", dict]:
+        """Train on streams ``(words, marks)`` (``marks[i]`` follows ``words[i]``, symbols
+        separated by spaces, as :func:`spacy_punctgen.api.stream_training.stream_training_sentences`
+        reads them) by Adam on the cross-entropy; the epoch of least dev log loss is kept
+        (the last one without ``dev``). ``progress``: a tqdm-like callable wrapping the epochs."""
+        train = [(list(w), list(m)) for w, m in train]
+        for words, marks in list(train) + [(list(w), list(m)) for w, m in dev]:
+            if len(words) != len(marks):
+                raise ValueError(Errors.E992.format(n_words=len(words), n_marks=len(marks)))
+        words = [w for ws, _ in train for w in ws]
+        if not words:
+            raise ValueError(Errors.E993)
+        # features per stream (the context never crosses from one stream into the next)
+        parts = [gap_features(ws) for ws, _ in train if ws]
+        feats = (np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts]),
+                 np.concatenate([p[2] for p in parts]))
+        y = np.array([CLASSES.index(mark_class(m.split())) for _, ms in train for m in ms], dtype=np.int64)
+        expert = cls(length=length)
+        opt = Adam(lr)
+        rng = random.Random(seed)
+        order = list(range(len(y)))
+        best, best_loss, history = None, math.inf, []
+        t0 = time.perf_counter()
+        epoch_iter = range(1, epochs + 1)
+        for epoch in (progress(epoch_iter) if progress else epoch_iter):
+            rng.shuffle(order)
+            for a in range(0, len(order), batch_size):
+                rows = np.array(order[a:a + batch_size])
+                scores, backprop = expert.linear.begin_update(_take(feats, rows))
+                d = expert.ops.softmax(scores)
+                d[np.arange(len(rows)), y[rows]] -= 1.0
+                backprop(d / len(rows))
+                expert.linear.finish_update(opt)
+            loss = expert.log_loss(dev) if dev else math.nan
+            history.append({"epoch": epoch, "dev_log_loss": None if math.isnan(loss) else round(loss, 5)})
+            if not dev or loss < best_loss:
+                best_loss, best = loss, expert.params()
+        expert.set_params(best)
+        info = {"epochs": epochs, "history": history, "train_gaps": int(len(y)),
+                "best_dev_log_loss": None if math.isinf(best_loss) or math.isnan(best_loss) else round(best_loss, 5),
+                "seconds": round(time.perf_counter() - t0, 1)}
+        counts = np.bincount(y, minlength=len(CLASSES)).astype(np.float64) + 1.0
+        expert.prior = counts / counts.sum()
+        expert.meta.update({"train_gaps": int(len(y)), "classes": list(CLASSES)})
+        return expert, info
+
+    # ------------------------------------------------------------------ parameters
+    def params(self) -> Dict[str, np.ndarray]:
+        """The weights as stored: the non-zero entries of ``W`` (index, value) and ``b``."""
+        W = np.asarray(self.linear.get_param("W"), dtype=np.float32)
+        idx = np.flatnonzero(W).astype(np.int64)
+        return {"W_index": idx, "W_value": W[idx].copy(),
+                "b": np.asarray(self.linear.get_param("b"), dtype=np.float32).copy()}
+
+    def set_params(self, params: Dict[str, np.ndarray]) -> None:
+        C = len(CLASSES)
+        size = C * self.length
+        try:
+            idx = np.asarray(params["W_index"], dtype=np.int64)
+            val = np.asarray(params["W_value"], dtype=np.float32)
+            b = np.asarray(params["b"], dtype=np.float32)
+        except KeyError as err:
+            raise ValueError(Errors.E994.format(problem=f"no array {err}")) from None
+        if idx.shape != val.shape or idx.ndim != 1 or b.shape != (C,) or \
+                (len(idx) and (idx.min() < 0 or idx.max() >= size)):
+            raise ValueError(Errors.E994.format(problem=f"arrays of the wrong shape for {C} classes and "
+                                                        f"length {self.length}"))
+        if not (np.isfinite(val).all() and np.isfinite(b).all()):
+            raise ValueError(Errors.E994.format(problem="weights that are not finite"))
+        W = np.zeros(size, np.float32)
+        W[idx] = val
+        self.linear.set_param("W", W)
+        self.linear.set_param("b", b.copy())
+
+    def evidence(self, words: Sequence[str]) -> np.ndarray:
+        """What restoration multiplies in: :meth:`predict` over the classes' training
+        frequencies (a likelihood ratio: 1 where the words say nothing)."""
+        return self.predict(words) / self.prior
+
+    def cfg(self) -> dict:
+        return {"classes": list(CLASSES), "length": self.length, "weight": self.weight,
+                "n_templates": N_TEMPLATES, "prior": [float(x) for x in self.prior], "meta": self.meta}
+
+    @classmethod
+    def from_cfg(cls, cfg: dict, params: Dict[str, np.ndarray], where: str) -> "LexicalExpert":
+        if not isinstance(cfg, dict) or list(cfg.get("classes", ())) != list(CLASSES) \
+                or cfg.get("n_templates") != N_TEMPLATES:
+            raise ValueError(Errors.E995.format(where=where))
+        expert = cls(length=cfg.get("length"), weight=cfg.get("weight", 1.0), meta=cfg.get("meta"))
+        prior = np.asarray(cfg.get("prior", ()), dtype=np.float64)
+        if prior.shape != (len(CLASSES),) or not np.isfinite(prior).all() or (prior <= 0).any():
+            raise ValueError(Errors.E994.format(problem=f"{where}: 'prior' must be {len(CLASSES)} numbers above 0"))
+        expert.prior = prior
+        expert.set_params(params)
+        return expert
+
+
+def check_weight(weight) -> float:
+    """The expert's weight in restoration: a finite number >= 0 (E996)."""
+    if isinstance(weight, bool) or not isinstance(weight, (int, float)) or not math.isfinite(weight) or weight < 0:
+        raise ValueError(Errors.E996.format(weight=weight))
+    return float(weight)
+
+
+def sentence_streams(sentences: Sequence, words_per_stream: int = 500) -> List[Tuple[List[str], List[str]]]:
+    """The expert's training streams from consecutive sentences of a text (``PunctSentence``\\ s
+    in text order, e.g. the stream parser's sentences with the gold marks put back): their
+    words in order, each with the marks of the slot after it; a new stream starts at the first
+    sentence after ``words_per_stream`` words. Slot 0 (before a sentence's first word) is not
+    read: the expert speaks of the mark after a word."""
+    streams: List[Tuple[List[str], List[str]]] = []
+    words: List[str] = []
+    marks: List[str] = []
+    for ps in sentences:
+        words.extend(ps.words)
+        marks.extend(" ".join(ps.slots[i]) for i in range(1, len(ps.words) + 1))
+        if len(words) >= words_per_stream:
+            streams.append((words, marks))
+            words, marks = [], []
+    if words:
+        streams.append((words, marks))
+    return streams
