@@ -94,6 +94,8 @@ class Errors:
             "installation? reinstall spacy-punctgen)")
     E053 = ("[E053] {path} is not a spaCy pipeline with a dependency parser (pipes: {pipes}); "
             "spacy_punctgen.load needs one that predicts UD trees")
+    E054 = ("[E054] single_sentence_words (the most words of an input parsed as one sentence) must be an "
+            "integer >= 0 (0: never), not {value!r}")
     E056 = "[E056] chunk_chars must be an integer of at least 100, not {value!r}"
     E057 = "[E057] expected the text as a str, got {type}"
     E058 = ("[E058] restoring text needs a 'punctgen' component in mode 'restore' (pipes: {pipes}); use "
@@ -306,6 +308,8 @@ class Errors:
     E605 = ("[E605] no --data folder given and no {sample} in the working directory ({cwd}): pass "
             "--data UD_FOLDER, or run from the repository root")
     E606 = "[E606] {path}: no punctgen model folder for --model"
+    E607 = "[E607] {path}: no such transcript file for --transcript (plain text, or word<TAB>label .tsv)"
+    E608 = "[E608] {path}: the transcript holds no words"
 
     # the command line (spacy_punctgen/cli/)
     E610 = "[E610] --hyper expects key=value, got {item!r}"

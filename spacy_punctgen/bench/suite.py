@@ -13,12 +13,22 @@ says what the code itself costs.  Sections (``--sections``):
               same dev sentences (and their agreement)
 ``analysis``  words/s of the ``punctgen`` component against the spaCy
               tagger+parser pipeline that produced the trees (``--parser``)
-``restore``   sentences/s of the per-slot and the 1,000-sample decoders
-              (:mod:`spacy_punctgen.decode.mbr`) against the parser's sentences/s
+``restore``   sentences/s of the default (``marginal``), per-slot and 1,000-sample decoders
+              (:mod:`spacy_punctgen.decode.mbr`) against the parser's sentences/s; with a
+              model that carries a lexical expert, also its decoder
+              (:func:`~spacy_punctgen.decode.lexical.restore_with_lexical`)
 ``memory``    RSS of a subprocess analysing 10,000 Docs: after a warm-up pass vs at the end
 ``scaling``   time per word of the model's analysis work by sentence length, up to
               1,000 words (long sentences are real dev sentences chained at their roots)
 ``pipe``      ``nlp.pipe(n_process=2)`` against ``n_process=1``; outputs must be identical
+``transcript`` one long lowercased unpunctuated line (``--transcript FILE``, else the dev
+              split's words; cycled or cut to 100,000 words) through
+              :func:`~spacy_punctgen.api.stream.restore_text` of ``spacy_punctgen.load``, as a
+              user restores a transcript, in a fresh single-threaded subprocess per pipeline:
+              the shipped one, and with ``--model`` that model (and, if it carries a lexical
+              expert, that model with the expert off). Figures: CPU seconds (loading included)
+              and peak RSS against the issue's budgets, and punctgen's share of the time
+              against the pipeline's parser over the same windows, timed in the same process
 ``trees``     several trees per sentence from ONE parser (the greedy parse and k - 1 drawn from its
               transition probabilities, k = 4 and 8; the beam's 2 best) against its greedy parse
               of the same texts (:mod:`spacy_punctgen.parsing.kbest`)
@@ -52,7 +62,7 @@ PACKAGE_PARENT = Path(__file__).resolve().parents[2]
 #: The repository's shipped sample, relative to the working directory (the repository root,
 #: where the workflow runs); any other data is named with ``--data``.
 SAMPLE = Path("assets") / "sample"
-SECTIONS = ("training", "dp", "analysis", "restore", "memory", "scaling", "pipe", "trees")
+SECTIONS = ("training", "dp", "analysis", "restore", "memory", "scaling", "pipe", "trees", "transcript")
 BUCKETS = ((1, 10), (11, 30), (31, 100), (101, 300), (301, 1000))
 TARGETS = {
     "analysis_speedup_vs_parser": 3.0,  # punctgen words/s ≥ 3 × parser words/s
@@ -61,7 +71,12 @@ TARGETS = {
     "analysis_rss_growth": 1.02,  # RSS at the end ≤ 1.02 × RSS after the warm-up pass
     "scaling_spread": 1.5,  # max / min time per word over the buckets
     "trees_cost_vs_greedy": 1.5,  # several trees from one parser: <= 1.5 x its greedy parse
+    "restore_vs_parser": 1.0,  # restoration (the default decoder) at least as fast as the parser
+    "transcript_seconds": 60.0,  # a 100,000-word transcript: < 60 s on one core (loading included)
+    "transcript_peak_rss_mb": 500.0,  # ... and < 500 MB peak RSS
 }
+#: the transcript the targets speak of, in words
+TRANSCRIPT_WORDS = 100_000
 #: (search, k) of the ``trees`` section
 TREE_SETTINGS = (("sample", 4), ("sample", 6), ("sample", 8), ("beam", 2))
 _ONE_THREAD = {k: "1" for k in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS",
@@ -211,6 +226,39 @@ def _memory_worker(job: dict) -> dict:
     gc.collect()
     return {"n_docs": n, "warmup_docs": warm, "rss_start_mb": rss_start, "rss_warm_mb": rss_warm,
             "rss_end_mb": rss_mb(), "peak_rss_mb": peak_rss_mb(), "seconds": time.perf_counter() - t0}
+
+
+def _transcript_worker(job: dict) -> dict:
+    """Restore the text of the file ``job["text"]`` with :func:`restore_text` through
+    ``spacy_punctgen.load(lang, model=..., config=...)`` as a user would; then parse the same
+    windows without ``punctgen`` (:func:`iter_pieces_at`, what ``restore_text`` parses): the
+    reference. The peak RSS is read before that second pass."""
+    import spacy_punctgen
+    from spacy_punctgen.api.stream import PUNCTGEN_FACTORY, iter_pieces_at, restore_text
+
+    text = Path(job["text"]).read_text(encoding="utf-8")
+    rss_start = rss_mb()
+    nlp = spacy_punctgen.load(job["lang"], model=job["model"], config=job["config"] or None)
+    restore_text(nlp, "so i came home and he left")  # the model is read at its first use
+    # loading as a user meets it: from the interpreter's start (its imports included)
+    t1, c1 = time.perf_counter(), time.process_time()
+    load_seconds = time.time() - job["started"]
+    rss_loaded = rss_mb()
+    out = restore_text(nlp, text)
+    t2, c2 = time.perf_counter(), time.process_time()
+    peak = peak_rss_mb()
+    pieces = sum(1 for _ in iter_pieces_at(nlp, text))
+    t3, c3 = time.perf_counter(), time.process_time()
+    pipe = next(nlp.get_pipe(n) for n in nlp.pipe_names if nlp.get_pipe_meta(n).factory == PUNCTGEN_FACTORY)
+    lexical = getattr(pipe.require_model(), "lexical", None)
+    weight = pipe.cfg.get("lexical_weight")
+    return {"n_words": len(text.split()), "n_chars": len(text), "added_chars": len(out) - len(text),
+            "n_pieces": pieces, "load_seconds": load_seconds, "load_cpu_seconds": c1,
+            "restore_seconds": t2 - t1, "restore_cpu_seconds": c2 - c1,
+            "parse_seconds": t3 - t2, "parse_cpu_seconds": c3 - c2,
+            "rss_start_mb": rss_start, "rss_loaded_mb": rss_loaded, "peak_rss_mb": peak,
+            "expert": lexical is not None,
+            "expert_weight": None if lexical is None else (lexical.weight if weight is None else weight)}
 
 
 # ------------------------------------------------------------------------ parser
@@ -403,12 +451,61 @@ def section_restore(model, dev_sents, n_sents: int, n_samples: int, parser_sps: 
             c2 = time.process_time()
             extra.update(priors_cpu_sentences_per_second=round(len(sents) / (c1 - c0), 2),
                          decode_cpu_sentences_per_second=round(len(sents) / (c2 - c1), 2))
+        target = {"target": f">= {TARGETS['restore_vs_parser']}",
+                  "met": sps / parser_sps >= TARGETS["restore_vs_parser"]} if method == "marginal" else {}
         out[f"restore_{method}"] = _figure(
             round(sps, 2), "sentences/s", reference=round(parser_sps, 2),
             ref_unit="sentences/s (spaCy parser pipeline)", ratio=sps / parser_sps,
-            meaning="decoder sentences/s / parser sentences/s", n_sentences=len(sents), **extra,
+            meaning="decoder sentences/s / parser sentences/s", n_sentences=len(sents), **target, **extra,
             **({"n_samples": n_samples} if method == "sample" else {}))
+    if getattr(model, "lexical", None) is not None:
+        out["restore_lexical"] = section_restore_lexical(model, short[:n_marginal or n_sents], parser_sps)
     return out
+
+
+def section_restore_lexical(model, sents, parser_sps: float) -> dict:
+    """The decoder of a model with a lexical expert (what the component runs then): the expert's
+    evidence over the sentences' words in order, punctgen's slot distributions, and the MBR of
+    their product in Python (:mod:`spacy_punctgen.decode.lexical`), end to end, then in CPU
+    seconds per step (the same sentences again)."""
+    from spacy_punctgen.decode.lexical import lexical_choices, restore_with_lexical
+    from spacy_punctgen.decode.marginal import RESTORE_PRUNE, marginal_slot_distributions
+    from spacy_punctgen.decode.priors import mixture_priors
+    from spacy_punctgen.pipeline.restore import lexical_evidence
+
+    from dataclasses import replace
+
+    sents = [replace(s, slots=[()] * len(s.slots)) for s in sents]  # as the component decodes them
+    lexical, weight = model.lexical, model.lexical.weight
+
+    def run():
+        return restore_with_lexical(model, [[s] for s in sents], lexical_evidence(lexical, sents), weight)
+
+    restore_with_lexical(model, [[s] for s in sents[:2]], lexical_evidence(lexical, sents[:2]), weight)  # warm-up
+    t0, c0 = time.perf_counter(), time.process_time()
+    run()
+    wall, cpu = time.perf_counter() - t0, time.process_time() - c0
+    c0 = time.process_time()
+    evidence = lexical_evidence(lexical, sents)
+    c1 = time.process_time()
+    prior_sets, channel = mixture_priors(model, [[s] for s in sents])
+    c2 = time.process_time()
+    dists = marginal_slot_distributions(model, prior_sets, channel, prune=RESTORE_PRUNE)
+    c3 = time.process_time()
+    for d, q in zip(dists, evidence):
+        lexical_choices(d, q, weight)
+    c4 = time.process_time()
+    n = len(sents)
+    sps = n / wall
+    return _figure(
+        round(sps, 2), "sentences/s", reference=round(parser_sps, 2), ref_unit="sentences/s (spaCy parser pipeline)",
+        ratio=sps / parser_sps, meaning="decoder sentences/s / parser sentences/s (lexical expert on)",
+        target=f">= {TARGETS['restore_vs_parser']}", met=sps / parser_sps >= TARGETS["restore_vs_parser"],
+        n_sentences=n, expert_weight=weight, cpu_sentences_per_second=round(n / cpu, 2),
+        evidence_cpu_sentences_per_second=round(n / max(c1 - c0, 1e-9), 2),
+        priors_cpu_sentences_per_second=round(n / max(c2 - c1, 1e-9), 2),
+        marginals_cpu_sentences_per_second=round(n / max(c3 - c2, 1e-9), 2),
+        mbr_cpu_sentences_per_second=round(n / max(c4 - c3, 1e-9), 2))
 
 
 def section_trees(parser, texts: Sequence[str], repeats: int) -> dict:
@@ -438,6 +535,86 @@ def section_trees(parser, texts: Sequence[str], repeats: int) -> dict:
             ratio=ratio, meaning=f"{k} trees per sentence ({search}) / greedy parse",
             target=f"<= {TARGETS['trees_cost_vs_greedy']}", met=ratio <= TARGETS["trees_cost_vs_greedy"],
             mean_distinct_trees=round(sum(map(len, trees)) / max(1, len(trees)), 3), n_texts=len(texts))
+    return out
+
+
+def transcript_words(source: Optional[str], dev_path: Path, n_words: int) -> List[str]:
+    """``n_words`` lowercased words of a transcript, the source cycled or cut: ``source`` a
+    ``word<TAB>label`` file (``.tsv``, :func:`~spacy_punctgen.data.ted.read_ted`) or plain text
+    (its whitespace-separated words), else the UD file ``dev_path`` without its punctuation
+    (:func:`~spacy_punctgen.data.transcript.transcript_text`)."""
+    from spacy_punctgen.data.conllu import read_conllu
+    from spacy_punctgen.data.ted import read_ted
+    from spacy_punctgen.data.transcript import transcript_text
+
+    if source is None:
+        words, where = transcript_text(read_conllu(dev_path)).split(), dev_path
+    else:
+        where = Path(source)
+        if not where.is_file():
+            raise FileNotFoundError(Errors.E607.format(path=where))
+        words = read_ted(where).words if where.suffix == ".tsv" else where.read_text(encoding="utf-8").split()
+    if not words:
+        raise ValueError(Errors.E608.format(path=where))
+    words = [w.lower() for w in words]
+    return [words[i % len(words)] for i in range(n_words)]
+
+
+def transcript_runs(model_path: Optional[str]) -> List[Tuple[str, Optional[str], dict]]:
+    """The pipelines the ``transcript`` section restores with: ``(label, model, config)``: the
+    shipped one, and ``model_path`` (with its lexical expert, if it has one, and without)."""
+    from spacy_punctgen.model.serialize import LEXICAL_CFG_FILE
+
+    runs: List[Tuple[str, Optional[str], dict]] = [("shipped", None, {})]
+    if model_path:
+        runs.append(("model", model_path, {}))
+        if (Path(model_path) / LEXICAL_CFG_FILE).is_file():
+            runs.append(("model_expert_off", model_path, {"lexical_weight": 0.0}))
+    return runs
+
+
+def section_transcript(words: Sequence[str], model_path: Optional[str], lang: str, source: str) -> dict:
+    """Per pipeline of :func:`transcript_runs`, in a fresh single-threaded subprocess: CPU seconds
+    of loading it and restoring ``words`` as one line against the 60 s budget, its peak RSS
+    against the 500 MB budget, and punctgen's words/s (restoring minus parsing) against the
+    parser's over the same windows. The budgets are judged at :data:`TRANSCRIPT_WORDS` words
+    only (``met`` None otherwise)."""
+    out: Dict[str, dict] = {}
+    judged = len(words) >= TRANSCRIPT_WORDS
+    with tempfile.TemporaryDirectory(prefix="punctgen-transcript-") as tmp:
+        path = Path(tmp) / "transcript.txt"
+        path.write_text(" ".join(words), encoding="utf-8")
+        for label, model, config in transcript_runs(model_path):
+            _log(f"transcript: {len(words):,} words, {label} pipeline (subprocess)")
+            r = _subprocess("_transcript_worker", {"text": str(path), "model": model, "config": config,
+                                                   "lang": lang, "started": time.time()})
+            name = f"transcript_{label}"
+            common = {"n_words": r["n_words"], "source": source, "model": model or "shipped",
+                      "expert": r["expert"], "expert_weight": r["expert_weight"]}
+            total = r["load_cpu_seconds"] + r["restore_cpu_seconds"]
+            budget = TARGETS["transcript_seconds"]
+            out[name] = _figure(
+                round(total, 2), "CPU s", reference=budget, ref_unit="s (target)", ratio=budget / total,
+                meaning="target / measured (> 1: within target)",
+                target=f"< {budget:.0f} s for {TRANSCRIPT_WORDS:,} words (one core, loading included)",
+                met=(total < budget) if judged else None, wall_seconds=round(r["load_seconds"] + r["restore_seconds"], 2),
+                load_cpu_seconds=round(r["load_cpu_seconds"], 2), restore_cpu_seconds=round(r["restore_cpu_seconds"], 2),
+                words_per_second=round(r["n_words"] / r["restore_cpu_seconds"]), n_pieces=r["n_pieces"],
+                added_chars=r["added_chars"], **common)
+            pg = r["restore_cpu_seconds"] - r["parse_cpu_seconds"]
+            pg_wps, parse_wps = r["n_words"] / max(pg, 1e-9), r["n_words"] / r["parse_cpu_seconds"]
+            out[f"{name}_vs_parser"] = _figure(
+                round(pg_wps), "words/s", reference=round(parse_wps), ref_unit="words/s (its parser, the same windows)",
+                ratio=pg_wps / parse_wps, meaning="punctgen words/s (restore_text minus the parse) / parser words/s, CPU",
+                target=f">= {TARGETS['restore_vs_parser']}", met=pg_wps / parse_wps >= TARGETS["restore_vs_parser"],
+                punctgen_cpu_seconds=round(pg, 2), parse_cpu_seconds=round(r["parse_cpu_seconds"], 2), **common)
+            rss_budget = TARGETS["transcript_peak_rss_mb"]
+            out[f"{name}_peak_rss"] = _figure(
+                round(r["peak_rss_mb"], 1), "MB", reference=round(r["rss_loaded_mb"], 1),
+                ref_unit="MB (after loading the pipeline)", ratio=r["peak_rss_mb"] / r["rss_loaded_mb"],
+                meaning="peak RSS / RSS after loading", target=f"< {rss_budget:.0f} MB for {TRANSCRIPT_WORDS:,} words",
+                met=(r["peak_rss_mb"] < rss_budget) if judged else None,
+                rss_start_mb=round(r["rss_start_mb"], 1), **common)
     return out
 
 
@@ -579,11 +756,12 @@ def section_pipe(model_dir: str, lang: str, dev_path: Path, n_docs: int, repeats
 # -------------------------------------------------------------------------- main
 def run_bench(data: Optional[str] = None, parser_path: Optional[str] = None, model_path: Optional[str] = None,
               quick: bool = False, sections: Sequence[str] = SECTIONS, repeats: Optional[int] = None,
-              seed: int = 0, lang: str = "en", partial: Optional[Callable[[dict], None]] = None) -> dict:
-    """All figures; ``partial(result_so_far)`` is called after each section (long runs)."""
-    from spacy_punctgen.data.preprocess import preprocess_file
+              seed: int = 0, lang: str = "en", partial: Optional[Callable[[dict], None]] = None,
+              transcript: Optional[str] = None, transcript_words_n: Optional[int] = None) -> dict:
+    """All figures; ``partial(result_so_far)`` is called after each section (long runs).
+    ``transcript``/``transcript_words_n``: the ``transcript`` section's text and length
+    (default: the dev split's words, :data:`TRANSCRIPT_WORDS`; quick 1,000)."""
     from spacy_punctgen.data.conllu import resolve_split
-    from spacy_punctgen.model.punct_model import PunctModel
 
     folder = _resolve_data(data, quick)
     # the given paths are checked before any section runs (a long run must not fail at its end)
@@ -591,12 +769,15 @@ def run_bench(data: Optional[str] = None, parser_path: Optional[str] = None, mod
         raise FileNotFoundError(Errors.E602.format(path=parser_path))
     if model_path and not Path(model_path).is_dir():
         raise FileNotFoundError(Errors.E606.format(path=model_path))
+    if transcript and not Path(transcript).is_file():
+        raise FileNotFoundError(Errors.E607.format(path=transcript))
     treebank = _treebank_name(folder)
     repeats = repeats or (1 if quick else 3)
     n = {"dp": 15 if quick else 200, "dp_budget": 5.0 if quick else 60.0, "texts": 60 if quick else 10**9, "restore": 5 if quick else 100,
          "restore_marginal": 5 if quick else 1000,
          "samples": 1000, "memory": 400 if quick else 10_000, "scale_words": 300 if quick else 3000,
-         "pipe": 60 if quick else 2000, "parser_epochs": 2 if quick else 5}
+         "pipe": 60 if quick else 2000, "parser_epochs": 2 if quick else 5,
+         "transcript": transcript_words_n or (1000 if quick else TRANSCRIPT_WORDS)}
     for s in sections:
         if s not in SECTIONS:
             raise ValueError(Errors.E604.format(section=s, sections=", ".join(SECTIONS)))
@@ -614,7 +795,7 @@ def run_bench(data: Optional[str] = None, parser_path: Optional[str] = None, mod
     tmp = tempfile.TemporaryDirectory(prefix="punctgen-bench-")
     try:
         model_dir = model_path
-        need_model = set(sections) - {"training"}
+        need_model = set(sections) - {"training", "transcript"}
         if "training" in sections or (need_model and not model_dir):
             step(f"training: 1 epoch on {treebank} train (subprocess)")
             mdir = str(Path(tmp.name) / "model")
@@ -639,58 +820,72 @@ def run_bench(data: Optional[str] = None, parser_path: Optional[str] = None, mod
             model_dir = model_dir or mdir
         out["model"] = {"path": model_path, "source": "--model"} if model_path else \
             {"source": "trained in this run: 1 full-pass epoch of train_one, paper defaults, l2r"}
-        if not need_model:
-            return {**out, "figures": figures}
-        model = PunctModel.from_disk(model_dir)
-        dev_sents, _ = preprocess_file(dev_path)
-        if "dp" in sections:
-            step("dp: Cython vs NumPy inside pass")
-            figures.update(section_dp(str(model_dir), dev_path, n["dp"], n["dp_budget"], repeats))
-        parser_sps = None
-        if {"analysis", "restore", "trees"} & set(sections):
-            import spacy
-
-            from spacy_punctgen.data.conllu import read_conllu
-
-            step("analysis: loading or training the reference parser")
-            parser, info = _load_parser(parser_path, folder, treebank, lang, n["parser_epochs"])
-            out["parser"] = info
-            if "analysis" in sections or "restore" in sections:  # (trees needs no punctgen pipe)
-                pipe = spacy.blank(lang).add_pipe("punctgen", config={"model": str(model_dir)})
-                texts = _texts(read_conllu(dev_path))[: n["texts"]]
-                step(f"analysis: parser {info['source']} vs punctgen")
-                fig, _, parser_sps = section_analysis(parser, pipe, texts, repeats)
-                if "analysis" in sections:
-                    figures.update(fig)
-            if "trees" in sections:  # on what restoration parses: the words without their marks
-                step("trees: several trees from one parser vs its greedy parse")
-                words = [" ".join(s.words) for s in dev_sents if s.words][: n["texts"]]
-                figures.update(section_trees(parser, words, repeats))
-        if "restore" in sections:
-            step("restore: slot and sample decoders")
-            figures.update(section_restore(model, dev_sents, n["restore"], n["samples"], parser_sps,
-                                           n["restore_marginal"]))
-        if "memory" in sections:
-            step(f"memory: analysing {n['memory']} Docs (subprocess)")
-            m = _subprocess("_memory_worker", {"model": str(model_dir), "dev": str(dev_path),
-                                               "n_docs": n["memory"], "lang": lang})
-            growth = m["rss_end_mb"] / m["rss_warm_mb"]
-            figures["analysis_rss_growth"] = _figure(
-                round(m["rss_end_mb"] - m["rss_warm_mb"], 2), "MB", reference=round(m["rss_warm_mb"], 1),
-                ref_unit="MB (RSS after one warm-up pass over the distinct sentences)", ratio=growth,
-                meaning=f"RSS after {m['n_docs']} Docs / RSS after {m['warmup_docs']}",
-                target=f"<= {TARGETS['analysis_rss_growth']}", met=growth <= TARGETS["analysis_rss_growth"],
-                rss_end_mb=m["rss_end_mb"], peak_rss_mb=m["peak_rss_mb"], n_docs=m["n_docs"],
-                docs_per_second=m["n_docs"] / m["seconds"])
-        if "scaling" in sections:
-            step("scaling: time per word by sentence length")
-            figures.update(section_scaling(model, dev_sents, n["scale_words"], repeats, seed))
-        if "pipe" in sections:
-            step("pipe: n_process=1 vs 2")
-            figures.update(section_pipe(str(model_dir), lang, dev_path, n["pipe"], repeats))
+        if need_model:
+            _model_sections(figures, step, sections, n, model_dir, dev_path, folder, treebank, parser_path,
+                            out, repeats, seed, lang)
+        if "transcript" in sections:  # the shipped pipeline (and --model): no model of this run
+            step(f"transcript: {n['transcript']:,} words through restore_text (subprocesses)")
+            words = transcript_words(transcript, dev_path, n["transcript"])
+            figures.update(section_transcript(words, model_path, lang, transcript or str(dev_path)))
     finally:
         tmp.cleanup()
     return {**out, "figures": figures}
+
+
+def _model_sections(figures: dict, step: Callable[[str], None], sections: Sequence[str], n: dict, model_dir,
+                    dev_path: Path, folder: Path, treebank: str, parser_path: Optional[str], out: dict,
+                    repeats: int, seed: int, lang: str) -> None:
+    """The sections that time the punctuation model of this run (or ``--model``) itself."""
+    from spacy_punctgen.data.preprocess import preprocess_file
+    from spacy_punctgen.model.punct_model import PunctModel
+
+    model = PunctModel.from_disk(model_dir)
+    dev_sents, _ = preprocess_file(dev_path)
+    if "dp" in sections:
+        step("dp: Cython vs NumPy inside pass")
+        figures.update(section_dp(str(model_dir), dev_path, n["dp"], n["dp_budget"], repeats))
+    parser_sps = None
+    if {"analysis", "restore", "trees"} & set(sections):
+        import spacy
+
+        from spacy_punctgen.data.conllu import read_conllu
+
+        step("analysis: loading or training the reference parser")
+        parser, info = _load_parser(parser_path, folder, treebank, lang, n["parser_epochs"])
+        out["parser"] = info
+        if "analysis" in sections or "restore" in sections:  # (trees needs no punctgen pipe)
+            pipe = spacy.blank(lang).add_pipe("punctgen", config={"model": str(model_dir)})
+            texts = _texts(read_conllu(dev_path))[: n["texts"]]
+            step(f"analysis: parser {info['source']} vs punctgen")
+            fig, _, parser_sps = section_analysis(parser, pipe, texts, repeats)
+            if "analysis" in sections:
+                figures.update(fig)
+        if "trees" in sections:  # on what restoration parses: the words without their marks
+            step("trees: several trees from one parser vs its greedy parse")
+            words = [" ".join(s.words) for s in dev_sents if s.words][: n["texts"]]
+            figures.update(section_trees(parser, words, repeats))
+    if "restore" in sections:
+        step("restore: slot and sample decoders")
+        figures.update(section_restore(model, dev_sents, n["restore"], n["samples"], parser_sps,
+                                       n["restore_marginal"]))
+    if "memory" in sections:
+        step(f"memory: analysing {n['memory']} Docs (subprocess)")
+        m = _subprocess("_memory_worker", {"model": str(model_dir), "dev": str(dev_path),
+                                           "n_docs": n["memory"], "lang": lang})
+        growth = m["rss_end_mb"] / m["rss_warm_mb"]
+        figures["analysis_rss_growth"] = _figure(
+            round(m["rss_end_mb"] - m["rss_warm_mb"], 2), "MB", reference=round(m["rss_warm_mb"], 1),
+            ref_unit="MB (RSS after one warm-up pass over the distinct sentences)", ratio=growth,
+            meaning=f"RSS after {m['n_docs']} Docs / RSS after {m['warmup_docs']}",
+            target=f"<= {TARGETS['analysis_rss_growth']}", met=growth <= TARGETS["analysis_rss_growth"],
+            rss_end_mb=m["rss_end_mb"], peak_rss_mb=m["peak_rss_mb"], n_docs=m["n_docs"],
+            docs_per_second=m["n_docs"] / m["seconds"])
+    if "scaling" in sections:
+        step("scaling: time per word by sentence length")
+        figures.update(section_scaling(model, dev_sents, n["scale_words"], repeats, seed))
+    if "pipe" in sections:
+        step("pipe: n_process=1 vs 2")
+        figures.update(section_pipe(str(model_dir), lang, dev_path, n["pipe"], repeats))
 
 
 def markdown_table(result: dict) -> str:
@@ -745,7 +940,9 @@ def markdown_table(result: dict) -> str:
 def command_line(args) -> str:
     parts = ["python -m spacy_punctgen bench"]
     for flag, val in (("--data", args.data), ("--parser", args.parser), ("--model", args.model),
-                      ("--sections", args.sections), ("--repeats", args.repeats)):
+                      ("--sections", args.sections), ("--repeats", args.repeats),
+                      ("--transcript", getattr(args, "transcript", None)),
+                      ("--transcript-words", getattr(args, "transcript_words", None))):
         if val:
             parts.append(f"{flag} {val}")
     if args.quick:

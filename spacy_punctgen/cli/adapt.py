@@ -13,9 +13,14 @@ def _arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("files", nargs="*", metavar="FILE",
                    help="punctuated text (UTF-8) or word<TAB>label files (O, COMMA, PERIOD, QUESTION)")
     p.add_argument("--output", "-o", required=True, help="model folder to write")
-    p.add_argument("--format", choices=("auto", "text", "tsv"), default="auto",
-                   help="auto: a file whose non-empty lines are all word<TAB>label is read as such, any other as "
-                        "plain punctuated text")
+    p.add_argument("--format", choices=("auto", "text", "tsv", "conllu"), default="auto",
+                   help="auto: a file whose non-empty lines are all word<TAB>label is read as such, a CoNLL-U file "
+                        "as the punctuated text of its sentences, any other as plain punctuated text")
+    p.add_argument("--dev", nargs="+", default=None, metavar="FILE",
+                   help="files that are the dev text, read whole (then --dev-share is not used)")
+    p.add_argument("--base-model", default=None,
+                   help="keep this punctgen model ('shipped': the shipped restoration model) and train only the "
+                        "lexical expert beside it")
     p.add_argument("--share", type=bounded(float, 0, 1, low_open=True), default=1.0,
                    help="train on the first share of each file's words only (cut at a sentence start; for a .tsv "
                         "file the training block of `evaluate-stream --train-share`)")
@@ -47,13 +52,16 @@ def adapt_cli(args) -> dict:
     record = adapt(args.files, args.output, fmt=args.format, share=args.share, dev_share=args.dev_share,
                    epochs=args.epochs, max_seconds=args.max_seconds, parser=args.parser,
                    lowercase=args.lowercase, force=args.force, progress=sys.stderr,
-                   templates=parse_templates(args.templates), lexical=args.lexical)
+                   templates=parse_templates(args.templates), lexical=args.lexical, dev_paths=args.dev,
+                   base_model=args.base_model)
     words, sents, secs = record["words"], record["sentences"], record["seconds"]
     restore = f"punctgen restore FILE --model {record['output']}" + (f" --parser {args.parser}" if args.parser else "")
     result = dict(record)
     result["_text"] = (f"wrote the adapted model to {record['output']}: {words['train']:,} words "
                        f"({sents['train']:,} sentences) to train, {words['dev']:,} ({sents['dev']:,}) to choose the "
-                       f"epoch (best: {record['training']['best_epoch']}), {secs['total']:.0f} s\n"
+                       + (f"epoch (best: {record['training']['best_epoch']}), " if record["training"] else
+                          f"lexical expert's weight (punctgen model kept: {record['base_model']}), ")
+                       + f"{secs['total']:.0f} s\n"
                        + (f"lexical expert: weight {record['lexical']['weight']:g} (chosen on the dev text)"
                           + ("" if record["lexical"]["kept"] else ", so not kept") + "\n"
                           if record["lexical"] else "")

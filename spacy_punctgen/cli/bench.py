@@ -19,6 +19,11 @@ def _arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--repeats", type=positive_int, default=None, help="best of N timings (default 3, quick 1)")
     p.add_argument("--markdown", default=None, help="also write the table to this Markdown file")
     p.add_argument("--seed", type=seed_int, default=0)
+    p.add_argument("--transcript", default=None, help="the transcript section's text: plain text, or a "
+                   "word<TAB>label .tsv such as IWSLT's (default: the --data dev split without its punctuation); "
+                   "lowercased, cycled or cut to --transcript-words")
+    p.add_argument("--transcript-words", type=positive_int, default=None,
+                   help="words of the transcript section (default 100,000, the targets' length; quick 1,000)")
 
 
 @command("bench", "Throughput, memory and scaling figures, each against a reference timed in the same run",
@@ -33,7 +38,7 @@ def bench_cli(args) -> dict:
                                            encoding="utf-8")
 
     result = run_bench(args.data, args.parser, args.model, args.quick, sections, args.repeats, args.seed,
-                       partial=write)
+                       partial=write, transcript=args.transcript, transcript_words_n=args.transcript_words)
     result = {"command": command_line(args), **result}
     table = markdown_table(result)
     if args.markdown:

@@ -6,6 +6,12 @@ TEST is a CoNLL-U file (or UD folder): its kept sentences in streams of ``--stre
 consecutive sentences, lowercased and depunctuated, scored by M/F; or a ``.tsv`` TED file:
 its last ``1 - --train-share`` of the words (the dev block) restored as one stream and scored
 by COMMA/PERIOD/QUESTION in units of ``--unit-words`` words.
+
+Every result also scores sentence boundaries on the restored streams (``restored_boundaries``:
+a restored ``. ? !`` against the gold sentence ends, each stream's last word left out), and for
+``shipped`` the parser's own sentence starts in the same windows the restorer got
+(``parser_boundaries``; recorded by a component at the pipeline's end as each window is parsed,
+so nothing is parsed twice).
 """
 from __future__ import annotations
 
@@ -13,6 +19,7 @@ import argparse
 import json
 import time
 from pathlib import Path
+from typing import Optional
 
 from spacy_punctgen.cli import (
     bounded,
@@ -26,6 +33,53 @@ from spacy_punctgen.cli import (
 from spacy_punctgen.errors import Errors
 
 SYSTEMS = ("shipped", "crf_lexical", "trivial")
+#: the component that records the parser's sentence starts of each window (see the docstring)
+SENTENCE_PROBE = "stream_sentence_probe"
+
+
+class SentenceProbe:
+    """A pipeline component that keeps the character offsets of the sentence starts of every Doc
+    it sees (one list per Doc, in order) and changes nothing."""
+
+    def __init__(self):
+        self.windows = []
+
+    def __call__(self, doc):
+        self.windows.append([s.start_char for s in doc.sents] if len(doc) else [])
+        return doc
+
+
+def add_sentence_probe(nlp) -> SentenceProbe:
+    """``nlp`` with a :class:`SentenceProbe` last (it runs in each window's parse, after the
+    parser and before ``punctgen``, which runs on the kept pieces); returns the probe."""
+    from spacy.language import Language
+
+    if not Language.has_factory(SENTENCE_PROBE):
+        Language.factory(SENTENCE_PROBE, func=lambda nlp, name: SentenceProbe())
+    return nlp.add_pipe(SENTENCE_PROBE, last=True)
+
+
+def restore_with_sentence_starts(nlp, probe: SentenceProbe, text: str, chunk_chars: Optional[int] = None):
+    """``(restore_text(nlp, text, chunk_chars), starts)``: the restored text and the offsets in
+    ``text`` where the parser started the sentences of the pieces that were restored (each piece
+    is the start of one window, :func:`~spacy_punctgen.api.stream.iter_pieces_at`)."""
+    from spacy_punctgen.api.stream import DEFAULT_CHUNK_CHARS, check_text, iter_restored_edits
+    from spacy_punctgen.pipeline.restore import apply_edits
+
+    check_text(text)
+    out, starts, base = [], [], 0
+    for line in text.split("\n"):
+        pos = 0
+        if line.strip():
+            probe.windows.clear()
+            for start, end, source, ins, dels in iter_restored_edits(nlp, line, chunk_chars or DEFAULT_CHUNK_CHARS):
+                out.append(line[pos:start] + apply_edits(source, ins, dels))
+                window = probe.windows[-1] if probe.windows else []
+                starts.extend(base + start + o for o in window if o < end - start)
+                pos = end
+        out.append(line[pos:] + "\n")
+        base += len(line) + 1
+    return "".join(out)[:-1], starts
 
 
 def _arguments(p: argparse.ArgumentParser) -> None:
@@ -127,10 +181,9 @@ def evaluate_stream_cli(args) -> dict:
     units, kind, train_units, info = _units(args)
     info["limit"] = args.limit
     t0 = time.perf_counter()
+    parser_starts = []
     if args.system == "shipped":
         import spacy_punctgen
-        from spacy_punctgen.api.stream import restore_text
-
         from spacy_punctgen.api.load import DEFAULT_KBEST
 
         kbest = DEFAULT_KBEST if args.kbest is None else args.kbest
@@ -145,7 +198,14 @@ def evaluate_stream_cli(args) -> dict:
         info["empty_weight"] = args.empty_weight
         info["model"] = args.model or "shipped"
         info["parser"] = args.parser or "shipped"
-        predictor = S.TextRestorer(lambda text: restore_text(nlp, text))
+        probe = add_sentence_probe(nlp)
+
+        def restore(text):
+            restored, starts = restore_with_sentence_starts(nlp, probe, text)
+            parser_starts.append(starts)
+            return restored
+
+        predictor = S.TextRestorer(restore)
         predicted = [predictor(u.words) for u in units]
         info["missing_word_chars"] = predictor.missing_chars
     elif args.system == "crf_lexical":
@@ -162,6 +222,12 @@ def evaluate_stream_cli(args) -> dict:
     else:
         predicted = [S.trivial_gaps(len(u.words)) for u in units]
     info["seconds"] = round(time.perf_counter() - t0, 1)
+    # sentence boundaries on the streams as restored (before TED's stream is cut into units)
+    gold_ends = [S.gold_boundaries(u) for u in units]
+    info["restored_boundaries"] = S.boundary_scores(gold_ends, [S.mark_boundaries(p) for p in predicted])
+    if args.system == "shipped":
+        info["parser_boundaries"] = S.boundary_scores(
+            gold_ends, [S.start_boundaries(u.words, st) for u, st in zip(units, parser_starts)])
     if kind == "ted":  # one stream restored whole, scored in blocks of --unit-words
         whole, size = units[0], args.unit_words
         units = S.word_blocks(whole.words, whole.gold, size)
@@ -173,6 +239,11 @@ def evaluate_stream_cli(args) -> dict:
     rows = [k for k in s]
     report_text = "\n".join(f"{k}: P {100 * s[k]['precision']:.1f} R {100 * s[k]['recall']:.1f} "
                             f"F1 {100 * s[k]['f1']:.1f}" for k in rows)
+    for key in ("restored_boundaries", "parser_boundaries"):
+        if key in report:
+            b = report[key]
+            report_text += (f"\nsentence ends ({key.split('_')[0]}): P {100 * b['precision']:.1f} "
+                            f"R {100 * b['recall']:.1f} F1 {100 * b['f1']:.1f}")
     return {**{k: v for k, v in report.items() if k not in ("counts", "errors")},
             "_text": report_text + f"\nunits {report['n_units']}, words {report['n_words']}, {info['seconds']} s"}
 

@@ -18,17 +18,39 @@ keeps ``p``.
 """
 from __future__ import annotations
 
-from typing import Dict, List, Optional, Sequence
+import math
+from typing import Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
 from spacy_punctgen.decode.marginal import EXACT_CANDIDATES, EXACT_SUPPORT_MIN, RESTORE_PRUNE, marginal_slot_distributions
 from spacy_punctgen.decode.priors import mixture_priors
-from spacy_punctgen.decode.risk import SlotChoice, Surface, mbr_index, risk_weights
+from spacy_punctgen.decode.risk import SlotChoice, Surface
 from spacy_punctgen.errors import Errors
 from spacy_punctgen.model.lexical import CLASSES, mark_class
 
 _CLASS_INDEX = {c: k for k, c in enumerate(CLASSES)}
+#: (candidates, support) -> their edit distances as float64, as :func:`~.risk.mbr_index` computes
+#: them, and the distances of string pairs; the same few strings come back slot after slot
+#: (bounded: cleared when full)
+_DISTANCES: Dict[Tuple[Tuple[Surface, ...], Tuple[Surface, ...]], np.ndarray] = {}
+_PAIRS: Dict[Tuple[Surface, Surface], int] = {}
+_CACHE_MAX = 4096
+
+
+def _distance(a: Surface, b: Surface) -> int:
+    """The token edit distance of two strings (the integer :func:`~.risk.edit_matrix` computes)."""
+    d = _PAIRS.get((a, b))
+    if d is None:
+        if len(_PAIRS) >= _CACHE_MAX:
+            _PAIRS.clear()
+        row = list(range(len(b) + 1))
+        for i, x in enumerate(a, 1):
+            prev, row[0] = row[0], i
+            for j, y in enumerate(b, 1):
+                prev, row[j] = row[j], min(row[j] + 1, row[j - 1] + 1, prev + (x != y))
+        d = _PAIRS[(a, b)] = row[-1]
+    return d
 
 
 def _class_of(surface: Surface, memo: Dict[Surface, int]) -> int:
@@ -38,22 +60,76 @@ def _class_of(surface: Surface, memo: Dict[Surface, int]) -> int:
     return k
 
 
+def _factors(q: np.ndarray, weight: float) -> np.ndarray:
+    """``max(q, 1e-300) ** weight``, elementwise (one slot's row or a sentence's rows alike)."""
+    return np.power(np.maximum(q, 1e-300), weight)
+
+
+def _combine(marginal: Dict[Surface, float], f: List[float], memo: Dict[Surface, int]
+             ) -> Tuple[List[Surface], List[float]]:
+    """:func:`combine_slot` as parallel lists, ``f`` the slot's factors per class. Bit for bit
+    the NumPy formulation: products and the rescaling are IEEE operations either way, the two
+    sums of three or more strings are NumPy's, and a stable sort on the weights is the order
+    of NumPy's stable argsort on their negatives."""
+    strings = list(marginal)
+    values = list(marginal.values())
+    w = [v * f[_class_of(s, memo)] for s, v in zip(strings, values)]
+    k = len(w)  # (>= 1)
+    if k <= 2:  # a sum of one or two numbers has one order
+        total, mass = (w[0] + w[1], values[0] + values[1]) if k == 2 else (w[0], values[0])
+    else:
+        total = float(np.array(w).sum())
+        mass = float(np.array(values).sum())
+    if not total > 0:  # every string below the floor: keep punctgen's
+        return strings, values
+    if not math.isfinite(total):  # (an overflowing factor: NumPy's arithmetic and order, as specified)
+        d = _numpy_combine(strings, np.array(values), np.array(w))
+        return list(d), list(d.values())
+    scale = mass / total  # the mass punctgen's pruned support holds, as the compiled decoder reports it
+    w = [x * scale for x in w]
+    order = sorted(range(k), key=w.__getitem__, reverse=True)  # stable: ties keep punctgen's order
+    return [strings[j] for j in order], [w[j] for j in order]
+
+
+def _numpy_combine(strings: List[Surface], p: np.ndarray, w: np.ndarray) -> Dict[Surface, float]:
+    w = w * (p.sum() / w.sum())
+    order = np.argsort(-w, kind="stable")
+    return {strings[j]: float(w[j]) for j in order}
+
+
 def combine_slot(marginal: Dict[Surface, float], q: Optional[np.ndarray], weight: float,
                  memo: Dict[Surface, int]) -> Dict[Surface, float]:
     """``p'`` of one slot, most probable first (ties keep punctgen's order), scaled to the mass of
     punctgen's (pruned) support; ``q`` None: ``p``."""
     if q is None or weight == 0:
         return dict(marginal)
-    strings = list(marginal)
-    p = np.fromiter(marginal.values(), dtype=np.float64, count=len(strings))
-    f = np.power(np.maximum(q, 1e-300), weight)[[_class_of(s, memo) for s in strings]]
-    w = p * f
-    total = w.sum()
-    if not total > 0:  # every string below the floor: keep punctgen's
-        return dict(marginal)
-    w *= p.sum() / total  # the mass punctgen's pruned support holds, as the compiled decoder reports it
-    order = np.argsort(-w, kind="stable")
-    return {strings[j]: float(w[j]) for j in order}
+    strings, values = _combine(marginal, _factors(np.asarray(q, dtype=np.float64), weight).tolist(), memo)
+    return dict(zip(strings, values))
+
+
+def _choice(strings: List[Surface], values: List[float], empty_weight: float) -> SlotChoice:
+    """:func:`mbr_choice` of the ranked strings and their weights."""
+    kept = [(s, v) for s, v in zip(strings, values) if v >= EXACT_SUPPORT_MIN] or [(strings[0], values[0])]
+    support = [s for s, _ in kept]
+    weights = [v * (empty_weight if len(s) == 0 else 1.0) for s, v in kept]  # as risk_weights
+    candidates = strings[:EXACT_CANDIDATES]
+    if all(len(s) <= 1 for s in support) and all(len(s) <= 1 for s in candidates):
+        by = dict(zip(support, weights))
+        best, heaviest = 0, by.get(candidates[0], 0.0)
+        for j in range(1, len(candidates)):  # the heaviest, the earliest of equals
+            w = by.get(candidates[j], 0.0)
+            if w > heaviest:
+                best, heaviest = j, w
+    else:
+        key = (tuple(candidates), tuple(support))
+        dist = _DISTANCES.get(key)
+        if dist is None:
+            if len(_DISTANCES) >= _CACHE_MAX:
+                _DISTANCES.clear()
+            dist = _DISTANCES[key] = np.array([[_distance(c, s) for s in support] for c in candidates],
+                                              dtype=np.float64)
+        best = int(np.argmin(dist @ np.asarray(weights, dtype=np.float64)))  # as mbr_index
+    return SlotChoice(candidates[best], float(values[best]))
 
 
 def mbr_choice(dist: Dict[Surface, float], empty_weight: float = 1.0) -> SlotChoice:
@@ -61,16 +137,9 @@ def mbr_choice(dist: Dict[Surface, float], empty_weight: float = 1.0) -> SlotCho
     decoder's rule, its :data:`EXACT_CANDIDATES` most probable strings scored against every
     string of at least :data:`EXACT_SUPPORT_MIN`. Strings of at most one symbol are all one
     edit apart, so there the choice is the heaviest weighted string."""
-    strings = list(dist)
-    support = [s for s in strings if dist[s] >= EXACT_SUPPORT_MIN] or strings[:1]
-    weights = risk_weights(dist, support, empty_weight)
-    candidates = strings[:EXACT_CANDIDATES]
-    if all(len(s) <= 1 for s in support) and all(len(s) <= 1 for s in candidates):
-        by = dict(zip(support, weights))
-        best = max(range(len(candidates)), key=lambda j: (by.get(candidates[j], 0.0), -j))
-    else:
-        best = mbr_index(candidates, support, weights)
-    return SlotChoice(candidates[best], float(dist[candidates[best]]))
+    if not dist:
+        raise ValueError(Errors.E124)
+    return _choice(list(dist), list(dist.values()), empty_weight)
 
 
 def lexical_choices(marginals: Sequence[Dict[Surface, float]], probs: Optional[np.ndarray], weight: float,
@@ -83,9 +152,18 @@ def lexical_choices(marginals: Sequence[Dict[Surface, float]], probs: Optional[n
         if probs.shape != (n, len(CLASSES)):
             raise ValueError(Errors.E997.format(rows=probs.shape[0] if probs.ndim else 0,
                                                 cols=probs.shape[1] if probs.ndim > 1 else 0, n=n, c=len(CLASSES)))
+    factors = None if probs is None or weight == 0 else _factors(probs, weight).tolist()
     memo: Dict[Surface, int] = {}
-    return [mbr_choice(combine_slot(m, None if probs is None or i == 0 else probs[i - 1], weight, memo), empty_weight)
-            for i, m in enumerate(marginals)]
+    out = []
+    for i, m in enumerate(marginals):
+        if not m:
+            raise ValueError(Errors.E124)
+        if factors is None or i == 0:  # slot 0 has no word before it: punctgen's
+            strings, values = list(m), list(m.values())
+        else:
+            strings, values = _combine(m, factors[i - 1], memo)
+        out.append(_choice(strings, values, empty_weight))
+    return out
 
 
 def restore_with_lexical(model, tree_sets: Sequence[Sequence[object]], lexical_probs: Sequence[Optional[np.ndarray]],

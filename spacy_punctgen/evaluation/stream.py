@@ -28,6 +28,15 @@ Predicted text is mapped back to the words by :func:`align_gaps` (the characters
 are matched in order; every unmatched non-alphanumeric character is a mark of the gap it falls
 in), so any system that returns text can be scored, whatever its spacing.
 
+Sentence boundaries (:func:`boundary_scores`): a restored text defines its own sentences, so
+a gap whose predicted marks hold any of ``. ? !`` (:func:`mark_boundaries`) is a predicted
+boundary, scored against the gold sentence ends (:func:`gold_boundaries`: the last word of each
+gold sentence of a CoNLL-U stream, or a ``.``/``?`` label in TED). The gap after each restored
+stream's last word is left out (a stream's end is a boundary whatever the system does), so a
+TED dev block restored whole loses one position and each 10-sentence stream one. The same
+scores of a parser's own sentence starts (:func:`start_boundaries`) say what restoration
+changed.
+
 Significance: :func:`paired_randomization_test` swaps two systems' predictions unit by unit
 (stream by stream) and recomputes the F1 difference (approximate randomisation); for an
 additive loss it is the sign-flip test of :func:`~spacy_punctgen.evaluation.metrics.paired_permutation_test`,
@@ -89,6 +98,8 @@ class Stream:
     words: List[str]
     gold: List[str]
     ids: List[str] = field(default_factory=list)
+    #: indices of the words that end a gold sentence; None: the gold marks say (TED)
+    ends: Optional[List[int]] = None
 
     def __post_init__(self):
         if len(self.words) != len(self.gold):
@@ -112,14 +123,16 @@ def sentence_streams(sentences: Sequence[PunctSentence], size: int = 10, lower: 
     out = []
     for start in range(0, len(sentences), size):
         group = sentences[start:start + size]
-        words, gold = [], []
+        words, gold, ends = [], [], []
         for k, s in enumerate(group):
             nxt = group[k + 1].slots[0] if k + 1 < len(group) else ()
             words.extend(w.lower() if lower else w for w in s.words)
             gold.extend(_slot_text(s.slots[i], False) for i in range(1, len(s.words)))
             end = _slot_text(s.slots[len(s.words)], True)
             gold.append(" ".join(t for t in (end, _slot_text(nxt, False)) if t))
-        out.append(Stream(words, gold, [s.sent_id or "" for s in group]))
+            if s.words:
+                ends.append(len(words) - 1)
+        out.append(Stream(words, gold, [s.sent_id or "" for s in group], ends))
     return out
 
 
@@ -343,6 +356,56 @@ def evaluate_predictions(units: Sequence[Stream], predicted: Sequence[Sequence[s
             "n_units": len(units), "n_words": sum(len(u.words) for u in units)}
 
 
+def gold_boundaries(unit: Stream) -> List[bool]:
+    """Per gap of ``unit``: does a gold sentence end there (its ``ends``, else a sentence-final
+    mark in its gold, as TED's ``PERIOD``/``QUESTION`` labels are written)."""
+    if unit.ends is None:
+        return mark_boundaries(unit.gold)
+    out = [False] * len(unit.words)
+    for i in unit.ends:
+        out[i] = True
+    return out
+
+
+def mark_boundaries(gaps: Sequence[str]) -> List[bool]:
+    """Per gap: do its marks end a sentence (any of ``. ? !``: the gaps of class ``F``)."""
+    return [stream_class(m) == "F" for m in gaps]
+
+
+def start_boundaries(words: Sequence[str], starts: Sequence[int]) -> List[bool]:
+    """Per gap of ``words``: does a sentence start right after it, ``starts`` being the character
+    offsets of sentence starts in ``" ".join(words)`` (a parser's, on the text a restorer got).
+    A start inside a word is no gap's (restoration puts nothing there either)."""
+    first, pos = {}, 0
+    for i, w in enumerate(words):
+        first[pos] = i
+        pos += len(w) + 1
+    out = [False] * len(words)
+    for c in starts:
+        i = first.get(c, 0)
+        if i > 0:
+            out[i - 1] = True
+    return out
+
+
+def boundary_scores(gold: Sequence[Sequence[bool]], pred: Sequence[Sequence[bool]]) -> dict:
+    """P/R/F1 of predicted sentence boundaries (per unit, one flag a gap) against the gold ones,
+    each unit's last gap left out (see the module docstring), with the per-unit tp/fp/fn."""
+    if len(gold) != len(pred):
+        raise ValueError(Errors.E765.format(n_pred=len(pred), n_gold=len(gold)))
+    def labels(flags):
+        return ["B" if f else None for f in list(flags)[:-1]]
+
+    counts = []
+    for g, p in zip(gold, pred):
+        if len(g) != len(p):
+            raise ValueError(Errors.E767.format(n_pred=len(p), n_words=len(g)))
+        counts.append(unit_counts(labels(g), labels(p), ("B",))[0])
+    total = np.sum(counts, axis=0) if counts else np.zeros(3, dtype=np.int64)
+    return {**prf(*total), "last_gap": "excluded", "n_positions": int(sum(max(len(g) - 1, 0) for g in gold)),
+            "counts": np.asarray(counts, dtype=np.int64).reshape(-1, 3).tolist()}
+
+
 # ---- running systems (the systems come in as callables: this layer knows no pipeline or baseline) ----
 
 def blank_sentence(words: Sequence[str], sent_id: str = "") -> PunctSentence:
@@ -426,14 +489,22 @@ def compare_reports(reports: Sequence[dict], reference: str = "crf_lexical", key
 
 def markdown_table(comparison: dict, title: str = "") -> str:
     """A Markdown table of a :func:`compare_reports` result (P/R/F1 in %, p-values against the
-    reference)."""
+    reference); a ``sentence ends`` column (``restored_boundaries``) where a system has one
+    (``–`` for metrics files from before it)."""
     rows = list(comparison["classes"]) + ["overall", "mixed"]
-    head = "| system | " + " | ".join(f"{r} P / R / F1" for r in rows) + f" | p ({comparison['key']} F1 vs {comparison['reference']}) |"
-    lines = ([f"### {title}", ""] if title else []) + [head, "|---|" + "---:|" * (len(rows) + 1)]
+    ends = any("restored_boundaries" in r for r in comparison["systems"].values())
+    cols = rows + (["sentence ends"] if ends else [])
+    head = "| system | " + " | ".join(f"{r} P / R / F1" for r in cols) + f" | p ({comparison['key']} F1 vs {comparison['reference']}) |"
+    lines = ([f"### {title}", ""] if title else []) + [head, "|---|" + "---:|" * (len(cols) + 1)]
+
+    def cell(x):
+        return f"{100 * x['precision']:.1f} / {100 * x['recall']:.1f} / **{100 * x['f1']:.1f}**"
+
     for name, r in comparison["systems"].items():
         s = r["scores"]
-        cells = [f"{100 * s[k]['precision']:.1f} / {100 * s[k]['recall']:.1f} / **{100 * s[k]['f1']:.1f}**"
-                 for k in rows]
+        cells = [cell(s[k]) for k in rows]
+        if ends:
+            cells.append(cell(r["restored_boundaries"]) if "restored_boundaries" in r else "–")
         test = comparison["tests"].get(name)
         p = "–" if test is None else f"{test['p_' + comparison['key'] + '_f1']:.4f}"
         lines.append(f"| {name} | " + " | ".join(cells) + f" | {p} |")

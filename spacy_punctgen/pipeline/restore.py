@@ -207,7 +207,7 @@ def _gap(doc, text: str, a: int, b: int, unspaced: bool) -> Tuple[int, int, List
     whitespace, or is an end of the Doc, or the language has no spaces)."""
     start = doc[a].idx + len(doc[a].text) if a >= 0 else 0
     stop = doc[b].idx if b < len(doc) else len(text)
-    marks = [t for t in doc[a + 1:b] if not t.is_space]
+    marks = [doc[k] for k in range(a + 1, b) if not doc[k].is_space] if b > a + 1 else []
     free = a < 0 or b >= len(doc) or unspaced or any(ch.isspace() for ch in text[start:stop])
     return start, stop, marks, free
 

@@ -38,7 +38,7 @@ from spacy_punctgen.errors import Errors
 
 PathLike = Union[str, Path]
 
-FORMATS = ("auto", "text", "tsv")
+FORMATS = ("auto", "text", "tsv", "conllu")
 #: the record written into the model folder; its presence marks a folder adapt may overwrite
 RECORD_FILE = "adapt.json"
 LICENSE_FILE = "LICENSE"
@@ -219,7 +219,7 @@ class AdaptationFile:
     """One input file: what was read, and the parts of it that train and choose the epoch."""
 
     path: str
-    fmt: str          # "text" or "tsv"
+    fmt: str          # "text", "tsv" or "conllu"
     words: int        # words in the file
     used: int         # the first ``used`` words were taken (``share``); the rest is never seen
     train: MarkedWords
@@ -271,11 +271,36 @@ def check_settings(fmt: str = "auto", share: float = 1.0, dev_share: float = 0.1
         raise ValueError(Errors.E988.format(problems="; ".join(problems)))
 
 
+def is_conllu_text(text: str) -> bool:
+    """Whether the first line that is not a comment or blank is a CoNLL-U word line (10 fields)."""
+    for line in text.split("\n"):
+        line = line.rstrip("\r")
+        if line.strip() and not line.startswith("#"):
+            return len(line.split("\t")) == 10
+    return False
+
+
+def conllu_as_text(path: Path) -> str:
+    """A treebank file's sentences as the punctuated text they were written as (each sentence's
+    ``# text``, or its tokens with their spacing), a space between sentences and a blank line
+    before each new document, for :func:`split_punctuated`."""
+    from spacy_punctgen.data.conllu import iter_conllu
+
+    parts: List[str] = []
+    for ud in iter_conllu(path):  # E5xx names a malformed line
+        text = ud.text or "".join(f + ("" if not sp else " ") for f, sp in zip(ud.forms, ud.space_after))
+        parts.append(text.strip())
+    return " ".join(p for p in parts if p)
+
+
 def read_file(path: PathLike, fmt: str = "auto", lowercase: bool = True) -> Tuple[MarkedWords, str]:
-    """A file's words and marks, and the format it was read in (``"text"`` or ``"tsv"``)."""
+    """A file's words and marks, and the format it was read in (``"text"``, ``"tsv"`` or
+    ``"conllu"``: a treebank's sentences read as the punctuated text they were written as)."""
     path = Path(path)
     text = _read_text(path)
-    kind = fmt if fmt != "auto" else ("tsv" if is_tsv_text(text) else "text")
+    kind = fmt if fmt != "auto" else ("tsv" if is_tsv_text(text) else "conllu" if is_conllu_text(text) else "text")
+    if kind == "conllu":
+        text = conllu_as_text(path)
     if kind == "tsv":
         from spacy_punctgen.data.ted import read_ted
 
@@ -393,6 +418,15 @@ def parse_parts(nlp, parts: Sequence[MarkedWords], bar=None, counts=None) -> lis
     return sents
 
 
+def load_base_model(base_model: PathLike):
+    """The punctgen model a lexical-only adaptation keeps: ``"shipped"`` (the shipped English
+    restoration model) or a model folder (E004-style errors name a bad one)."""
+    from spacy_punctgen.model.punct_model import PunctModel
+    from spacy_punctgen.pipeline.shipped import restore_model_path
+
+    return PunctModel.from_disk(restore_model_path("en") if str(base_model) == "shipped" else base_model)
+
+
 def train_lexical(model, train_sents: Sequence, dev_sents: Sequence, stream: Optional[TextIO] = None) -> dict:
     """Train the lexical expert on the sentences' words and gold marks, choose its weight on the
     dev sentences (text order), and attach it to ``model`` unless the weight chosen is 0; the
@@ -421,7 +455,8 @@ def train_lexical(model, train_sents: Sequence, dev_sents: Sequence, stream: Opt
 def adapt(paths: Sequence[PathLike], output: PathLike, *, fmt: str = "auto", share: float = 1.0,
           dev_share: float = 0.1, epochs: int = 2, max_seconds: float = 0.0, parser: Optional[PathLike] = None,
           lowercase: bool = True, force: bool = False, progress: Union[bool, TextIO, None] = None,
-          templates: Optional[Sequence[str]] = None, lexical: bool = True) -> dict:
+          templates: Optional[Sequence[str]] = None, lexical: bool = True,
+          dev_paths: Optional[Sequence[PathLike]] = None, base_model: Optional[PathLike] = None) -> dict:
     """Train a restoration model on the punctuated text of ``paths`` and write it to ``output``.
 
     The text is read by :func:`read_adaptation_text` (``fmt``, ``share``, ``dev_share``,
@@ -437,11 +472,23 @@ def adapt(paths: Sequence[PathLike], output: PathLike, *, fmt: str = "auto", sha
     chosen weight is 0. ``output`` gets the model (``spacy_punctgen.load("en", model=output)``,
     ``punctgen restore --model output``), ``adapt.json`` (the returned record) and a
     ``LICENSE`` note. ``progress``: True or a stream shows progress bars (stderr for True).
+    ``dev_paths``: files read whole as the dev text (then ``dev_share`` is not used). ``base_model``:
+    a punctgen model folder, or ``"shipped"`` for the shipped restoration model, that is kept as it
+    is: only the lexical expert is trained (the text's parse then serves the expert's weight).
     The output is checked first (E987; ``force`` overwrites a folder adapt did not write)."""
     t0 = time.perf_counter()
     check_settings(fmt, share, dev_share, epochs, max_seconds)
     out = check_output(output, force)
-    text = read_adaptation_text(paths, fmt=fmt, share=share, dev_share=dev_share, lowercase=lowercase)
+    if base_model is not None and not lexical:
+        raise ValueError(Errors.E988.format(problems="a base model keeps its punctuation model, so only the lexical "
+                                                     "expert is trained: lexical must be on"))
+    text = read_adaptation_text(paths, fmt=fmt, share=share, dev_share=0.0 if dev_paths else dev_share,
+                                lowercase=lowercase)
+    if dev_paths:
+        held = read_adaptation_text(dev_paths, fmt=fmt, dev_share=0.0, lowercase=lowercase)
+        for f in held.files:  # the whole file is dev text
+            f.train, f.dev = f.train.block(0, 0), f.train
+        text.files.extend(held.files)
     t_read = time.perf_counter() - t0
 
     from tqdm import tqdm
@@ -467,10 +514,14 @@ def adapt(paths: Sequence[PathLike], output: PathLike, *, fmt: str = "auto", sha
     cfg = TrainConfig(epochs=epochs, max_seconds=max_seconds, progress=stream is not None, templates=templates,
                       **RECIPE)
     t2 = time.perf_counter()
-    redirect = (contextlib.redirect_stderr(stream) if stream is not None and stream is not sys.stderr
-                else contextlib.nullcontext())
-    with redirect:  # train_model's bars write to sys.stderr
-        model, info = train_model(train_sents, dev_sents, cfg)
+    if base_model is not None:
+        model, info = load_base_model(base_model), None
+        templates = list(model.feature_config.templates)
+    else:
+        redirect = (contextlib.redirect_stderr(stream) if stream is not None and stream is not sys.stderr
+                    else contextlib.nullcontext())
+        with redirect:  # train_model's bars write to sys.stderr
+            model, info = train_model(train_sents, dev_sents, cfg)
     t_train = time.perf_counter() - t2
     t3 = time.perf_counter()
     lexical_record = train_lexical(model, train_sents, dev_sents, stream) if lexical else None
@@ -491,9 +542,11 @@ def adapt(paths: Sequence[PathLike], output: PathLike, *, fmt: str = "auto", sha
                      "max_seconds": max_seconds, "lowercase": lowercase,
                      "parser": str(parser) if parser is not None else "shipped", "templates": templates,
                      "lexical": lexical, **RECIPE},
-        "training": {"best_epoch": info["best_epoch"], "dev_perplexity_per_slot": info["dev_perplexity_per_slot"],
-                     "epochs_run": len(next(iter(info["history"].values()), [])),
-                     "n_features": info["n_features"], "direction": info["direction"]},
+        "training": None if info is None else {
+            "best_epoch": info["best_epoch"], "dev_perplexity_per_slot": info["dev_perplexity_per_slot"],
+            "epochs_run": len(next(iter(info["history"].values()), [])),
+            "n_features": info["n_features"], "direction": info["direction"]},
+        "base_model": None if base_model is None else str(base_model),
         "lexical": lexical_record,
     }
     (out / RECORD_FILE).write_text(json.dumps(record, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")

@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from spacy_punctgen.bench.suite import BUCKETS, SECTIONS, bucket_sentences, chain_sentences
+from spacy_punctgen.bench.suite import (BUCKETS, SECTIONS, bucket_sentences, chain_sentences, transcript_runs,
+                                        transcript_words)
 from spacy_punctgen.inference.dp import tree_structure
 from spacy_punctgen.data.preprocess import preprocess_file
 
@@ -17,7 +18,7 @@ from spacy_punctgen.testing.env import package_env
 SAMPLE = Path(__file__).resolve().parents[2] / "assets" / "sample"
 FIGURES = {"train_epoch", "train_peak_rss", "cython_vs_numpy_inside", "analysis_throughput",
            "analysis_rss_growth", "scaling", "pipe_n_process_2", "trees_sample_4", "trees_sample_6", "trees_sample_8",
-           "trees_beam_2"}
+           "trees_beam_2", "transcript_shipped", "transcript_shipped_vs_parser", "transcript_shipped_peak_rss"}
 
 
 @pytest.fixture(scope="module")
@@ -48,6 +49,11 @@ def test_quick_bench_reports_every_figure(quick):
     assert [b["bucket"] for b in figures["scaling"]["buckets"]] == [f"{lo}-{hi}" for lo, hi in BUCKETS]
     assert result["command"].startswith("python -m spacy_punctgen bench") and "--quick" in result["command"]
     assert result["parser"]["pipe_names"] and "parser" in result["parser"]["pipe_names"]
+    t = figures["transcript_shipped"]
+    assert t["n_words"] == 1000 and t["model"] == "shipped" and t["expert"] is False
+    assert t["met"] is None and figures["transcript_shipped_peak_rss"]["met"] is None  # judged at 100,000 words only
+    assert t["added_chars"] > 0  # marks were restored
+    assert figures["restore_marginal"]["target"] == ">= 1.0"
 
 
 def test_markdown_table_names_the_command_and_every_figure(quick):
@@ -77,3 +83,30 @@ def test_chained_sentences_are_projective_trees_of_the_right_length():
     s = chain_sentences(sents[:3])
     assert s.words == [w for t in sents[:3] for w in t.words]
     assert sum(h < 0 for h in s.heads) == sum(h < 0 for h in sents[0].heads)
+
+
+def test_transcript_words_from_each_source(tmp_path):
+    dev = SAMPLE / "en_sample-ud-dev.conllu"
+    words = transcript_words(None, dev, 5000)
+    assert len(words) == 5000 and all(w == w.lower() for w in words)
+    assert not {",", ".", "?"} & set(words)  # the punctuation is gone
+    tsv = tmp_path / "talk.tsv"
+    tsv.write_text("Hello\tCOMMA\nworld\tPERIOD\n", encoding="utf-8")
+    assert transcript_words(str(tsv), dev, 5) == ["hello", "world", "hello", "world", "hello"]
+    txt = tmp_path / "talk.txt"
+    txt.write_text("So I came\nhome\n", encoding="utf-8")
+    assert transcript_words(str(txt), dev, 3) == ["so", "i", "came"]
+    with pytest.raises(FileNotFoundError, match="E607"):
+        transcript_words(str(tmp_path / "nope.txt"), dev, 3)
+    (tmp_path / "empty.txt").write_text(" \n", encoding="utf-8")
+    with pytest.raises(ValueError, match="E608"):
+        transcript_words(str(tmp_path / "empty.txt"), dev, 3)
+
+
+def test_transcript_runs_add_the_model_and_its_expert_off(tmp_path):
+    assert transcript_runs(None) == [("shipped", None, {})]
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    assert [r[0] for r in transcript_runs(str(plain))] == ["shipped", "model"]
+    (plain / "lexical.json").write_text("{}", encoding="utf-8")
+    assert transcript_runs(str(plain))[2] == ("model_expert_off", str(plain), {"lexical_weight": 0.0})

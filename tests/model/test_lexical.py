@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 
 from spacy_punctgen.data.preprocess import preprocess_file
-from spacy_punctgen.model.lexical import (CLASSES, N_TEMPLATES, LexicalExpert, check_weight, gap_features,
+from spacy_punctgen.model.lexical import (CLASSES, WINDOW_TEMPLATES, LexicalExpert, check_weight, gap_features,
                                           mark_class, sentence_streams)
 from spacy_punctgen.model.punct_model import PunctModel
 from spacy_punctgen.pipeline.shipped import default_model_path
@@ -23,20 +23,38 @@ def test_mark_class(marks, kind):
 
 
 def test_gap_features_read_only_the_window():
+    N = WINDOW_TEMPLATES
     words = "so um we went to the shop and then we came home".split()
-    keys, vals, lens = gap_features(words)
+    keys, vals, lens = gap_features(words, 0)
     assert keys.dtype == np.uint64 and vals.dtype == np.float32 and lens.dtype == np.int32
-    assert keys.shape == (len(words) * N_TEMPLATES,) and (lens == N_TEMPLATES).all() and (vals == 1).all()
-    per = keys.reshape(len(words), N_TEMPLATES)
-    assert len(set(per[0])) == N_TEMPLATES  # no two templates collide
+    assert keys.shape == (len(words) * N,) and (lens == N).all() and (vals == 1).all()
+    per = keys.reshape(len(words), N)
+    assert len(set(per[0])) == N  # no two templates collide
     changed = list(words)
     changed[9] = "they"  # 4+ words after gap 4 and 3+ before: gap 4 reads words 2..7
-    other = gap_features(changed)[0].reshape(len(words), N_TEMPLATES)
+    other = gap_features(changed, 0)[0].reshape(len(words), N)
     assert (other[4] == per[4]).all()
     assert (other[8] != per[8]).any() and (other[6] != per[6]).any() and (other[11] != per[11]).any()
     # case: only the next word's capital is read, the words themselves are lowercased
-    assert (gap_features(["So", "um"])[0][:N_TEMPLATES] != gap_features(["so", "um"])[0][:N_TEMPLATES]).sum() == 0
-    assert (gap_features(["so", "Um"])[0][:N_TEMPLATES] != gap_features(["so", "um"])[0][:N_TEMPLATES]).sum() == 1
+    assert (gap_features(["So", "um"], 0)[0][:N] != gap_features(["so", "um"], 0)[0][:N]).sum() == 0
+    assert (gap_features(["so", "Um"], 0)[0][:N] != gap_features(["so", "um"], 0)[0][:N]).sum() == 1
+
+
+def test_the_bag_reads_words_further_back_in_any_order():
+    words = "what do you think we should do about it now".split()
+    bag = 4
+    per = gap_features(words, bag)[0].reshape(len(words), WINDOW_TEMPLATES + bag)
+    assert (per[:, :WINDOW_TEMPLATES] == gap_features(words, 0)[0].reshape(len(words), -1)).all()
+    swapped = list(words)
+    swapped[1], swapped[3] = swapped[3], swapped[1]  # words 1 and 3: both in gap 6's bag (words 3..0)
+    other = gap_features(swapped, bag)[0].reshape(len(words), -1)
+    assert (other[6, :WINDOW_TEMPLATES] == per[6, :WINDOW_TEMPLATES]).all()
+    assert sorted(other[6, WINDOW_TEMPLATES:]) == sorted(per[6, WINDOW_TEMPLATES:])
+    assert (other[6, WINDOW_TEMPLATES:] != per[6, WINDOW_TEMPLATES:]).any()
+    gone = list(words)
+    gone[0] = "so"  # word 0 is in gap 6's bag (words 3..0), not in gap 7's (words 4..1)
+    g = gap_features(gone, bag)[0].reshape(len(words), -1)
+    assert (g[7] == per[7]).all() and (g[6] != per[6]).any()
 
 
 def _streams(n, seed=0):
@@ -123,7 +141,7 @@ def test_damaged_files_are_named(trained, tmp_path):
         PunctModel.from_disk(tmp_path / "m")
     lex.write_bytes(data)
     cfg = tmp_path / "m" / "lexical.json"
-    cfg.write_text(cfg.read_text().replace('"n_templates": 16', '"n_templates": 15'))
+    cfg.write_text(cfg.read_text().replace(f'"n_templates": {WINDOW_TEMPLATES}', '"n_templates": 15'))
     with pytest.raises(ValueError, match="E995"):
         PunctModel.from_disk(tmp_path / "m")
     cfg.write_text("{not json")
@@ -139,6 +157,8 @@ def test_bad_arguments_are_refused():
             check_weight(bad)
     with pytest.raises(ValueError, match="E990"):
         LexicalExpert(length=0)
+    with pytest.raises(ValueError, match="E990"):
+        LexicalExpert(length=16, bag_words=-1)
     with pytest.raises(ValueError, match="E991"):
         LexicalExpert(length=16).predict("a string of words")
     with pytest.raises(ValueError, match="E992"):

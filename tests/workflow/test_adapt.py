@@ -261,3 +261,56 @@ def test_adapt_writes_again_into_its_own_folder(adapted):
     record = A.adapt([path], out, epochs=1, dev_share=0, progress=shown)
     assert record["sentences"]["dev"] == 0 and record["training"]["best_epoch"] == 0
     assert "parsing" in shown.getvalue()
+
+
+# ------------------------------------------------------------------ treebanks, dev files, the expert
+def test_conllu_is_read_as_its_punctuated_text():
+    part, kind = A.read_file(SAMPLE)
+    assert kind == "conllu" and A.is_conllu_text(SAMPLE.read_text(encoding="utf-8"))
+    assert not A.is_conllu_text("Yes, it works.\n") and not A.is_conllu_text("")
+    want = A.split_punctuated(A.conllu_as_text(SAMPLE))
+    assert (part.words, part.marks) == (want.words, want.marks)
+    assert part.n_marked() > 0 and all(w == w.lower() for w in part.words)
+    first = SAMPLE.read_text(encoding="utf-8").split("# text = ", 1)[1].split("\n", 1)[0]
+    assert A.conllu_as_text(SAMPLE).startswith(first)
+
+
+def test_the_expert_is_chosen_on_dev_and_saved(adapted):
+    from spacy_punctgen.evaluation.lexical import WEIGHT_GRID
+
+    _, _, record = adapted
+    lex = record["lexical"]
+    assert [r["weight"] for r in lex["dev_table"]] == list(WEIGHT_GRID)
+    best = max(r["f1"] for r in lex["dev_table"])
+    assert lex["weight"] == min(r["weight"] for r in lex["dev_table"] if r["f1"] == best)
+    assert lex["kept"] == (lex["weight"] > 0)
+    assert set(A.CLAUSE_TEMPLATES) <= set(record["settings"]["templates"])
+
+
+def test_without_dev_text_the_expert_gets_the_default_weight(tmp_path, shipped_parser):
+    from spacy_punctgen.model.punct_model import PunctModel
+
+    path = tmp_path / "own.txt"
+    path.write_text(sample_text(30), encoding="utf-8")
+    record = A.adapt([path], tmp_path / "m", epochs=1, dev_share=0)
+    assert record["lexical"]["weight"] == A.LEXICAL_WEIGHT_WITHOUT_DEV and record["lexical"]["dev_table"] == []
+    model = PunctModel.from_disk(tmp_path / "m")
+    assert model.lexical.weight == A.LEXICAL_WEIGHT_WITHOUT_DEV
+    assert list(model.feature_config.templates) == record["settings"]["templates"]
+    again = A.adapt([path], tmp_path / "m", epochs=1, dev_share=0, lexical=False)
+    assert again["lexical"] is None and PunctModel.from_disk(tmp_path / "m").lexical is None
+
+
+def test_a_base_model_keeps_its_punctuation_model(tmp_path, shipped_parser):
+    from spacy_punctgen.model.punct_model import PunctModel
+    from spacy_punctgen.pipeline.shipped import restore_model_path
+
+    dev = SAMPLE.with_name("en_sample-ud-dev.conllu")
+    record = A.adapt([SAMPLE], tmp_path / "m", base_model="shipped", dev_paths=[dev])
+    assert record["training"] is None and record["base_model"] == "shipped"
+    assert record["files"][-1]["path"] == str(dev) and record["files"][-1]["train_words"] == 0
+    assert record["words"]["dev"] == record["files"][-1]["dev_words"] > 0
+    got, base = PunctModel.from_disk(tmp_path / "m"), PunctModel.from_disk(restore_model_path("en"))
+    assert (got.theta == base.theta).all() and (got.psi == base.psi).all()
+    with pytest.raises(ValueError, match=r"\[E988\].*lexical"):
+        A.adapt([SAMPLE], tmp_path / "n", base_model="shipped", lexical=False)
