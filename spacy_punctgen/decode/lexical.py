@@ -25,37 +25,20 @@ import numpy as np
 
 from spacy_punctgen.decode.marginal import EXACT_CANDIDATES, EXACT_SUPPORT_MIN, RESTORE_PRUNE, marginal_slot_distributions
 from spacy_punctgen.decode.priors import mixture_priors
-from spacy_punctgen.decode.risk import SlotChoice, Surface
+from spacy_punctgen.decode.risk import SlotChoice, Surface, expected_distances
 from spacy_punctgen.errors import Errors
 from spacy_punctgen.model.lexical import CLASSES, mark_class
 
 _CLASS_INDEX = {c: k for k, c in enumerate(CLASSES)}
-#: (candidates, support) -> their edit distances as float64, as :func:`~.risk.mbr_index` computes
-#: them, and the distances of string pairs; the same few strings come back slot after slot
-#: (bounded: cleared when full)
-_DISTANCES: Dict[Tuple[Tuple[Surface, ...], Tuple[Surface, ...]], np.ndarray] = {}
-_PAIRS: Dict[Tuple[Surface, Surface], int] = {}
-_CACHE_MAX = 4096
-
-
-def _distance(a: Surface, b: Surface) -> int:
-    """The token edit distance of two strings (the integer :func:`~.risk.edit_matrix` computes)."""
-    d = _PAIRS.get((a, b))
-    if d is None:
-        if len(_PAIRS) >= _CACHE_MAX:
-            _PAIRS.clear()
-        row = list(range(len(b) + 1))
-        for i, x in enumerate(a, 1):
-            prev, row[0] = row[0], i
-            for j, y in enumerate(b, 1):
-                prev, row[j] = row[j], min(row[j] + 1, row[j - 1] + 1, prev + (x != y))
-        d = _PAIRS[(a, b)] = row[-1]
-    return d
+#: each string's class, remembered across sentences (bounded: cleared when full)
+_CLASS_MEMO: Dict[Surface, int] = {}
 
 
 def _class_of(surface: Surface, memo: Dict[Surface, int]) -> int:
     k = memo.get(surface)
     if k is None:
+        if len(memo) >= 1 << 16:
+            memo.clear()
         k = memo[surface] = _CLASS_INDEX[mark_class(surface)]
     return k
 
@@ -121,15 +104,49 @@ def _choice(strings: List[Surface], values: List[float], empty_weight: float) ->
             if w > heaviest:
                 best, heaviest = j, w
     else:
-        key = (tuple(candidates), tuple(support))
-        dist = _DISTANCES.get(key)
-        if dist is None:
-            if len(_DISTANCES) >= _CACHE_MAX:
-                _DISTANCES.clear()
-            dist = _DISTANCES[key] = np.array([[_distance(c, s) for s in support] for c in candidates],
-                                              dtype=np.float64)
-        best = int(np.argmin(dist @ np.asarray(weights, dtype=np.float64)))  # as mbr_index
+        best = _least_risk(candidates, support, weights)
     return SlotChoice(candidates[best], float(values[best]))
+
+
+_DISTANCES: Dict[Tuple[Surface, Surface], int] = {}
+_DISTANCES_MAX = 1 << 16
+
+
+def _distance(a: Surface, b: Surface) -> int:
+    """The token edit distance of two (short) strings, remembered: the same few strings meet
+    in slot after slot. Only bounds read it; the choice itself is :func:`expected_distances`'."""
+    d = _DISTANCES.get((a, b))
+    if d is None:
+        if len(_DISTANCES) >= _DISTANCES_MAX:
+            _DISTANCES.clear()
+        row = list(range(len(b) + 1))
+        for i, x in enumerate(a, 1):
+            prev, row[0] = row[0], i
+            for j, y in enumerate(b, 1):
+                prev, row[j] = row[j], min(row[j] + 1, row[j - 1] + 1, prev + (x != y))
+        d = _DISTANCES[(a, b)] = row[-1]
+    return d
+
+
+def _least_risk(candidates: List[Surface], support: List[Surface], weights: List[float]) -> int:
+    """:func:`~.risk.mbr_index`, scoring only the candidates that can win. A slot of a model with
+    many punctemes holds dozens of strings (32 candidates x 70 support strings: 2,240 distances),
+    but distinct strings are at least one edit apart, so a candidate's risk is at least the total
+    weight less its own; a candidate whose bound exceeds the risk of the heaviest one cannot be
+    the least (nor an earlier equal), and is not scored."""
+    by = dict(zip(support, weights))
+    total = math.fsum(weights)
+    bounds = [total - by.get(c, 0.0) for c in candidates]
+    top = min(range(len(candidates)), key=bounds.__getitem__)
+    c = candidates[top]
+    best_risk = math.fsum(w * _distance(c, s) for s, w in zip(support, weights))
+    slack = 1e-9 * (total + 1.0)  # rounding of the bound against the product
+    alive = [j for j in range(len(candidates)) if bounds[j] <= best_risk + slack]
+    if len(alive) == 1:
+        return alive[0]
+    # several can win: all of them scored in one product, as mbr_index scores them (so that near
+    # ties fall as they fall there, bit for bit)
+    return int(np.argmin(expected_distances(candidates, support, weights)))
 
 
 def mbr_choice(dist: Dict[Surface, float], empty_weight: float = 1.0) -> SlotChoice:
@@ -153,7 +170,7 @@ def lexical_choices(marginals: Sequence[Dict[Surface, float]], probs: Optional[n
             raise ValueError(Errors.E997.format(rows=probs.shape[0] if probs.ndim else 0,
                                                 cols=probs.shape[1] if probs.ndim > 1 else 0, n=n, c=len(CLASSES)))
     factors = None if probs is None or weight == 0 else _factors(probs, weight).tolist()
-    memo: Dict[Surface, int] = {}
+    memo = _CLASS_MEMO
     out = []
     for i, m in enumerate(marginals):
         if not m:
@@ -166,14 +183,21 @@ def lexical_choices(marginals: Sequence[Dict[Surface, float]], probs: Optional[n
     return out
 
 
+def slot_distributions(model, tree_sets: Sequence[Sequence[object]],
+                       tree_weights: Optional[Sequence[Sequence[float]]] = None) -> List[List[Dict[Surface, float]]]:
+    """punctgen's slot marginals of each sentence (its trees mixed equally or by ``tree_weights``),
+    pruned as restoration prunes: what :func:`lexical_choices` combines with the evidence."""
+    prior_sets, channel = mixture_priors(model, [list(ts) for ts in tree_sets])
+    return marginal_slot_distributions(model, prior_sets, channel, prune=RESTORE_PRUNE, weights=tree_weights)
+
+
 def restore_with_lexical(model, tree_sets: Sequence[Sequence[object]], lexical_probs: Sequence[Optional[np.ndarray]],
                          weight: float, empty_weight: float = 1.0,
                          tree_weights: Optional[Sequence[Sequence[float]]] = None) -> List[List[SlotChoice]]:
     """The ``"marginal"`` decoder's choices for each sentence (its trees ``tree_sets[k]``, mixed
     equally or by ``tree_weights``) with the expert's evidence ``lexical_probs[k]`` (rows for
     slots ``1..n``; None: punctgen alone) at ``weight``."""
-    prior_sets, channel = mixture_priors(model, [list(ts) for ts in tree_sets])
-    if len(lexical_probs) != len(prior_sets):
-        raise ValueError(Errors.E998.format(got=len(lexical_probs), n=len(prior_sets)))
-    dists = marginal_slot_distributions(model, prior_sets, channel, prune=RESTORE_PRUNE, weights=tree_weights)
+    if len(lexical_probs) != len(tree_sets):
+        raise ValueError(Errors.E998.format(got=len(lexical_probs), n=len(tree_sets)))
+    dists = slot_distributions(model, tree_sets, tree_weights)
     return [lexical_choices(d, q, weight, empty_weight) for d, q in zip(dists, lexical_probs)]

@@ -157,17 +157,22 @@ def pair_distances(pad: np.ndarray, lens: np.ndarray, pa: np.ndarray, pb: np.nda
     return d
 
 
-def mbr_index(candidates: Sequence[Tuple], support: Sequence[Tuple], weights: Sequence[float]) -> int:
-    """Index of the candidate with the least expected edit distance ``Σ_s w(s)·d(c, s)``
-    (ties: the earliest candidate).  ValueError for no candidates or no support."""
+def expected_distances(candidates: Sequence[Tuple], support: Sequence[Tuple], weights: Sequence[float]) -> np.ndarray:
+    """Each candidate's expected edit distance ``Σ_s w(s)·d(c, s)`` (float64), one matrix-vector
+    product over :func:`edit_matrix`.  ValueError for no candidates or no support."""
     if not len(candidates) or not len(support):
         raise ValueError(Errors.E124)
     if len(weights) != len(support):
         raise ValueError(Errors.E125.format(n_support=len(support), n_weights=len(weights)))
     syms: Dict[object, int] = {}
     enc = [[tuple(syms.setdefault(t, len(syms)) for t in x) for x in xs] for xs in (candidates, support)]
-    risk = edit_matrix(enc[0], enc[1]).astype(np.float64) @ np.asarray(weights, dtype=np.float64)
-    return int(np.argmin(risk))
+    return edit_matrix(enc[0], enc[1]).astype(np.float64) @ np.asarray(weights, dtype=np.float64)
+
+
+def mbr_index(candidates: Sequence[Tuple], support: Sequence[Tuple], weights: Sequence[float]) -> int:
+    """Index of the candidate with the least expected edit distance ``Σ_s w(s)·d(c, s)``
+    (ties: the earliest candidate).  ValueError for no candidates or no support."""
+    return int(np.argmin(expected_distances(candidates, support, weights)))
 
 
 def risk_weights(marg: Dict[tuple, float], support: Sequence[tuple], empty_weight: float = 1.0) -> List[float]:

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Dict, List, Sequence, Tuple
 
-from spacy_punctgen.decode.lexical import restore_with_lexical
+from spacy_punctgen.decode.lexical import lexical_choices, slot_distributions
 from spacy_punctgen.model.lexical import mark_class
 
 #: the weights tried (0: punctgen alone)
@@ -50,9 +50,10 @@ def choose_lexical_weight(model, expert, sentences: Sequence, grid: Sequence[flo
         for ps in block:
             evidence.append(probs[b:b + len(ps.words)])
             b += len(ps.words)
+    dists = slot_distributions(model, trees)  # once: only the combination depends on the weight
     table = []
     for weight in grid:
-        choices = restore_with_lexical(model, trees, evidence, float(weight), empty_weight)
+        choices = [lexical_choices(d, q, float(weight), empty_weight) for d, q in zip(dists, evidence)]
         scores = class_f1(gold, [[c.surface for c in sent] for sent in choices])
         table.append({"weight": float(weight), **{k: round(v, 4) for k, v in scores.items()}})
     best = max(table, key=lambda r: (r["f1"], -r["weight"]))
