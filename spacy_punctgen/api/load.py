@@ -29,7 +29,7 @@ from typing import Any, Callable, Dict, Optional, TextIO, Union
 
 from spacy_punctgen.errors import Errors
 from spacy_punctgen.pipeline.shipped import MODELS_DIR, default_model_path, restore_model_path, write_shipped
-from spacy_punctgen.api.stream import DEFAULT_CHUNK_CHARS
+from spacy_punctgen.api.stream import DEFAULT_CHUNK_CHARS, check_single_words
 from spacy_punctgen.parsing.words import WORDS_COMPONENT, keep_words_whole, register_words_component
 
 PathLike = Union[str, Path]
@@ -43,6 +43,11 @@ MODES = ("restore", "analyze", "correct")
 #: sentence from the mixture of the beam's trees (``load(..., kbest=K)``; docs/decoding.md,
 #: "Several trees from one parser")
 DEFAULT_KBEST = 1
+#: restore mode: a one-line input of at most this many words is parsed as one sentence, the parser
+#: not allowed to cut it (``load(..., single_sentence_words=N)``, 0: never). 40 holds 98.7 % of EWT
+#: dev's sentences and stays well below a 10-sentence stream (about 107 words); on EWT dev one
+#: sentence per call, AED 0.0972 -> 0.0907 (docs/evaluation_streams.md, "One sentence at a time")
+DEFAULT_SINGLE_SENTENCE_WORDS = 40
 #: language code -> shipped truecaser directory name (``load(..., truecase=True)``)
 SHIPPED_TRUECASERS: Dict[str, str] = {"en": "en_ewt_truecase"}
 #: what a shipped truecaser folder must hold
@@ -107,7 +112,7 @@ def load(lang: str = "en", mode: str = "restore", *, parser: Optional[PathLike] 
          model: Optional[PathLike] = None, chunk_chars: int = DEFAULT_CHUNK_CHARS,
          progress: Optional[TextIO] = None, config: Optional[Dict[str, Any]] = None,
          truecase: Union[bool, PathLike] = False, kbest: int = DEFAULT_KBEST, kbest_search: str = "beam",
-         kbest_temperature: float = 1.0):
+         kbest_temperature: float = 1.0, single_sentence_words: int = DEFAULT_SINGLE_SENTENCE_WORDS):
     """The shipped pipeline for ``lang``: parser + ``punctgen`` in ``mode`` ("restore": punctuate
     unpunctuated, possibly unsegmented and lowercased text, ``doc._.restored_text``; "analyze":
     explain the punctuation of normal text; "correct": propose corrections of the punctuation of
@@ -130,6 +135,11 @@ there is the same as ``model``; ``"kbest_weights"`` goes to the ``punctgen_kbest
     greedy parse and K - 1 trees drawn from the parser's transition probabilities at
     ``kbest_temperature`` instead of the beam (:mod:`~spacy_punctgen.parsing.parser_samples`;
     with ``config={"kbest_weights": "beam"}`` the trees weigh by their share of the K draws).
+    ``single_sentence_words`` (restore mode): a one-line input (``nlp(text)``, ``nlp.pipe``,
+    :func:`~spacy_punctgen.api.stream.restore_text`) of at most that many whitespace-separated
+    words is parsed as one sentence (no cut except after a ``.``/``?``/``!`` the text has), as chat
+    messages and captions typed one sentence at a time are; 0: the parser decides everywhere
+    (E054 for other values; the other modes ignore it).
     """
     import spacy_punctgen.pipeline.component  # noqa: F401  (registers the factory)
     from spacy_punctgen.api.stream import streaming
@@ -137,6 +147,7 @@ there is the same as ``model``; ``"kbest_weights"`` goes to the ``punctgen_kbest
     if mode not in MODES:
         raise ValueError(Errors.E050.format(mode=mode))
     truecase = _check_truecase(truecase)
+    single_sentence_words = check_single_words(single_sentence_words)
     from spacy_punctgen.parsing.kbest import KBEST_COMPONENT, check_k, check_search
     from spacy_punctgen.parsing.parser_samples import check_temperature
 
@@ -157,7 +168,8 @@ there is the same as ``model``; ``"kbest_weights"`` goes to the ``punctgen_kbest
     nlp.add_pipe("punctgen", config=settings)
     if truecase is not False:
         add_truecaser(nlp, lang, truecase)
-    return streaming(nlp, chunk_chars=chunk_chars, progress=progress)
+    return streaming(nlp, chunk_chars=chunk_chars, progress=progress,
+                     single_words=single_sentence_words if mode == "restore" else 0)
 
 
 def _load_parser(lang: str, parser: Optional[PathLike]):
