@@ -588,6 +588,8 @@ class Errors:
     E997 = ("[E997] the lexical expert's probabilities for a sentence have {rows} rows of {cols} columns, "
             "but the sentence has {n} words and the expert {c} classes")
     E998 = "[E998] the lexical expert's evidence covers {got} sentences, but {n} sentences are being restored"
+    E999 = ("[E999] no lexical expert ships for language {lang!r} in this installation (shipped: {shipped}; looked "
+            "in {path}): train one with `punctgen adapt ... --base-model shipped`, or restore without lexical=True")
     # ---- the decoders split by role, public seams (decode/, model/, cython_ext/dp.pyx): E960-E979 ----
     E960 = ("[E960] restore_method 'exact' was removed: it was the NumPy twin of 'marginal', which makes the "
             "same choices (use 'marginal'; the NumPy reference is spacy_punctgen.testing.exact_mbr)")

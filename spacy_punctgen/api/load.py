@@ -28,7 +28,8 @@ from pathlib import Path
 from typing import Any, Callable, Dict, Optional, TextIO, Union
 
 from spacy_punctgen.errors import Errors
-from spacy_punctgen.pipeline.shipped import MODELS_DIR, default_model_path, restore_model_path, write_shipped
+from spacy_punctgen.pipeline.shipped import (MODELS_DIR, default_model_path, lexical_expert_path, restore_model_path,
+                                             write_shipped)
 from spacy_punctgen.api.stream import DEFAULT_CHUNK_CHARS, check_single_words
 from spacy_punctgen.parsing.words import WORDS_COMPONENT, keep_words_whole, register_words_component
 
@@ -112,7 +113,8 @@ def load(lang: str = "en", mode: str = "restore", *, parser: Optional[PathLike] 
          model: Optional[PathLike] = None, chunk_chars: int = DEFAULT_CHUNK_CHARS,
          progress: Optional[TextIO] = None, config: Optional[Dict[str, Any]] = None,
          truecase: Union[bool, PathLike] = False, kbest: int = DEFAULT_KBEST, kbest_search: str = "beam",
-         kbest_temperature: float = 1.0, single_sentence_words: int = DEFAULT_SINGLE_SENTENCE_WORDS):
+         kbest_temperature: float = 1.0, single_sentence_words: int = DEFAULT_SINGLE_SENTENCE_WORDS,
+         lexical: Union[bool, PathLike] = False):
     """The shipped pipeline for ``lang``: parser + ``punctgen`` in ``mode`` ("restore": punctuate
     unpunctuated, possibly unsegmented and lowercased text, ``doc._.restored_text``; "analyze":
     explain the punctuation of normal text; "correct": propose corrections of the punctuation of
@@ -140,6 +142,11 @@ there is the same as ``model``; ``"kbest_weights"`` goes to the ``punctgen_kbest
     words is parsed as one sentence (no cut except after a ``.``/``?``/``!`` the text has), as chat
     messages and captions typed one sentence at a time are; 0: the parser decides everywhere
     (E054 for other values; the other modes ignore it).
+    ``lexical`` (restore mode): True restores with the lexical expert shipped for ``lang`` beside
+    the model (what the words around each gap say, multiplied into punctgen's slot distribution,
+    docs/decoding.md "Lexical evidence beside the tree"; E999 if none ships), a path with the
+    expert in that folder; False (the default): the model's own, if it carries one
+    (``punctgen adapt`` models do).
     """
     import spacy_punctgen.pipeline.component  # noqa: F401  (registers the factory)
     from spacy_punctgen.api.stream import streaming
@@ -161,6 +168,8 @@ there is the same as ``model``; ``"kbest_weights"`` goes to the ``punctgen_kbest
         settings["model"] = str(model)
     elif settings.get("model") is None and mode == "restore" and _is_shipped_parser(lang, parser):
         settings["model"] = str(restore_model_path(lang))  # trained on this parser's own trees
+    if lexical is not False and mode == "restore":
+        settings["lexical_model"] = str(lexical_expert_path(lang) if lexical is True else lexical)
     if mode == "restore" and kbest > 1:
         nlp.add_pipe(KBEST_COMPONENT, after="parser", config={"k": kbest, "parser": "parser", "search": kbest_search,
                                                               "temperature": kbest_temperature, "weights": weights})

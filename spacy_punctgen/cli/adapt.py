@@ -39,6 +39,9 @@ def _arguments(p: argparse.ArgumentParser) -> None:
                         "(default: default,clause_seq,clause_start,clause_end)")
     p.add_argument("--no-lexical", dest="lexical", action="store_false",
                    help="no lexical expert beside the model (default: one, its weight chosen on the dev text)")
+    p.add_argument("--lexical-buckets", type=positive_int, default=None,
+                   help="the lexical expert's hash buckets per class (default 1048576; 262144 makes it a quarter "
+                        "of the size, slightly weaker)")
     p.add_argument("--force", action="store_true",
                    help="write into an output folder that holds files not written by adapt")
 
@@ -53,7 +56,7 @@ def adapt_cli(args) -> dict:
                    epochs=args.epochs, max_seconds=args.max_seconds, parser=args.parser,
                    lowercase=args.lowercase, force=args.force, progress=sys.stderr,
                    templates=parse_templates(args.templates), lexical=args.lexical, dev_paths=args.dev,
-                   base_model=args.base_model)
+                   base_model=args.base_model, lexical_buckets=args.lexical_buckets)
     words, sents, secs = record["words"], record["sentences"], record["seconds"]
     restore = f"punctgen restore FILE --model {record['output']}" + (f" --parser {args.parser}" if args.parser else "")
     result = dict(record)

@@ -104,6 +104,8 @@ def _arguments(p: argparse.ArgumentParser) -> None:
                    help="only the first N training streams / windows for crf_lexical; 0 = all")
     p.add_argument("--max-iterations", type=positive_int, default=100, help="crf_lexical's L-BFGS iterations")
     p.add_argument("--model", default=None, help="shipped: another punctuation model folder (default: the shipped one)")
+    p.add_argument("--lexical", action="store_true",
+                   help="shipped: restore with the lexical expert shipped beside the model (load(lexical=True))")
     p.add_argument("--parser", default=None,
                    help="shipped: another spaCy pipeline folder with the parser (default: the shipped one)")
     p.add_argument("--kbest", type=positive_int, default=None,
@@ -189,7 +191,7 @@ def evaluate_stream_cli(args) -> dict:
         kbest = DEFAULT_KBEST if args.kbest is None else args.kbest
         nlp = spacy_punctgen.load("en", model=args.model, parser=args.parser, kbest=kbest,
                                   kbest_search=args.kbest_search, kbest_temperature=args.kbest_temperature,
-                                  config={"restore_empty_weight": args.empty_weight,
+                                  lexical=args.lexical, config={"restore_empty_weight": args.empty_weight,
                                           "kbest_weights": args.kbest_weights})
         info["kbest"] = kbest
         if kbest > 1:
@@ -197,6 +199,7 @@ def evaluate_stream_cli(args) -> dict:
                         **({"kbest_temperature": args.kbest_temperature} if args.kbest_search == "sample" else {}))
         info["empty_weight"] = args.empty_weight
         info["model"] = args.model or "shipped"
+        info["lexical"] = "shipped" if args.lexical else None
         info["parser"] = args.parser or "shipped"
         probe = add_sentence_probe(nlp)
 

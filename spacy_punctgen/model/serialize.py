@@ -280,6 +280,20 @@ def _attach_lexical(model, cfg_text: Optional[str], params: Optional[bytes], whe
     return model
 
 
+def read_lexical(path: Union[str, Path]) -> LexicalExpert:
+    """The lexical expert saved in folder ``path`` (``lexical.json`` and ``lexical.npz``, as
+    :func:`to_disk` writes them beside a model, or alone: the shipped one); E994 if either is missing."""
+    path = Path(path)
+    cfg, params = path / LEXICAL_CFG_FILE, path / LEXICAL_PARAMS_FILE
+    if not (cfg.is_file() and params.is_file()):
+        raise ValueError(Errors.E994.format(problem=f"{path} does not hold {LEXICAL_CFG_FILE} and {LEXICAL_PARAMS_FILE}"))
+
+    class _Holder:
+        lexical = None
+
+    return _attach_lexical(_Holder(), cfg.read_text(encoding="utf-8"), params.read_bytes(), str(params)).lexical
+
+
 def to_bytes(model) -> bytes:
     """Serialise (deterministic): cfg, inventory and parameters in one msgpack blob (and the
     lexical expert, when the model has one)."""

@@ -96,7 +96,7 @@ and ``spacy.load``) goes through spaCy's serializer dicts, whose keys ``exclude`
 :class:`PunctModel`: the ``model/`` folder, or the model shipped for the language if the
 component has not loaded one yet).  Loading restores the saved settings except
 :data:`RUNTIME_SETTINGS` (how to run: ``mode``, ``restore_method``, ``n_samples``, ``seed``,
-``restore_empty_weight``, ``correction_model``, ``repunctuate``, ``lexical_weight``),
+``restore_empty_weight``, ``correction_model``, ``repunctuate``, ``lexical_weight``, ``lexical_model``),
 which stay those the loading pipeline's config gave the component.  ``from_disk`` of a folder
 without ``model/`` raises E013 (unless ``model`` is excluded).
 """
@@ -138,7 +138,7 @@ MODES = ("analyze", "restore", "correct")
 #: pipeline's config gave it (e.g. ``spacy.load(path, config={"components": {"punctgen":
 #: {"mode": "restore"}}})``); every other setting comes from the saved ``cfg``.
 RUNTIME_SETTINGS = ("mode", "restore_method", "n_samples", "seed", "restore_empty_weight", "correction_model",
-                    "repunctuate", "lexical_weight")
+                    "repunctuate", "lexical_weight", "lexical_model")
 _CACHE_LIMIT = 200_000
 
 register_extensions()
@@ -186,6 +186,16 @@ def load_punct_model(path: Path):
         raise ValueError(Errors.E004.format(path=path, reason=err)) from None
 
 
+def load_lexical_expert(path: Path):
+    """The lexical expert saved in folder ``path`` (E004 naming the path if it cannot be read)."""
+    from spacy_punctgen.model.serialize import read_lexical
+
+    try:
+        return read_lexical(path)
+    except (OSError, ValueError) as err:
+        raise ValueError(Errors.E004.format(path=path, reason=err)) from None
+
+
 @Language.factory(
     "punctgen",
     default_config={
@@ -198,6 +208,7 @@ def load_punct_model(path: Path):
         "correction_model": None,
         "repunctuate": False,
         "lexical_weight": None,
+        "lexical_model": None,
         "model_settings": default_model_settings(),
         "thinc_model": {"@architectures": PUNCT_MODEL_ARCHITECTURE},
         "scorer": {"@scorers": PUNCT_SCORER},
@@ -210,21 +221,25 @@ def load_punct_model(path: Path):
 )
 def make_punctgen(nlp: Language, name: str, model: Optional[str], mode: str, restore_method: str,
                   n_samples: int, seed: int, restore_empty_weight: float, correction_model: Optional[str],
-                  repunctuate: bool, lexical_weight: Optional[float], model_settings: Dict[str, Any],
+                  repunctuate: bool, lexical_weight: Optional[float], lexical_model: Optional[str],
+                  model_settings: Dict[str, Any],
                   thinc_model: Model, scorer: Optional[Callable]) -> "PunctGen":
     """``model`` is the path of a trained model (None: the one shipped for ``nlp.lang``);
     ``restore_empty_weight`` the empty string's weight in restoration's risk (1: minimum expected
     edit distance; below 1 more marks, for F1; :func:`decode.mbr.risk_weights`); ``repunctuate``
     whether restoration replaces the marks already at the edges of tokens; ``lexical_weight`` the
     weight of the model's lexical expert in restoration (None: the weight chosen on dev when it was
-    trained, 0: punctgen alone; :mod:`spacy_punctgen.decode.lexical`); ``model_settings``
+    trained, 0: punctgen alone; :mod:`spacy_punctgen.decode.lexical`); ``lexical_model`` the folder
+    of a lexical expert to restore with (``lexical.json``, ``lexical.npz``: the shipped one,
+    ``spacy_punctgen.load(lexical=True)``), in place of any the model carries; ``model_settings``
     the model's own (:class:`~spacy_punctgen.model.settings.ModelSettings`); ``thinc_model`` the
     registered architecture holding its parameters, ``scorer`` the registered scorer of
     :meth:`PunctGen.score`."""
     return PunctGen(nlp.vocab, thinc_model, name=name, model_path=model, lang=nlp.lang, mode=mode,
                     restore_method=restore_method, n_samples=n_samples, seed=seed,
                     restore_empty_weight=restore_empty_weight, correction_model=correction_model,
-                    repunctuate=repunctuate, lexical_weight=lexical_weight, model_settings=model_settings,
+                    repunctuate=repunctuate, lexical_weight=lexical_weight, lexical_model=lexical_model,
+                    model_settings=model_settings,
                     scorer=scorer)
 
 
@@ -237,6 +252,7 @@ class PunctGen(TrainablePipe):
                  restore_method: str = "marginal", n_samples: int = 1000, seed: int = 0,
                  restore_empty_weight: float = 1.0, correction_model: Optional[str] = None,
                  repunctuate: bool = False, lexical_weight: Optional[float] = None,
+                 lexical_model: Optional[str] = None,
                  model_settings: Optional[Dict[str, Any]] = None,
                  scorer: Optional[Callable] = punct_score):
         settings = ModelSettings.from_dict(model_settings)
@@ -252,6 +268,7 @@ class PunctGen(TrainablePipe):
             "correction_model": str(correction_model) if correction_model is not None else None,
             "repunctuate": _choice_setting("repunctuate", repunctuate, (True, False)),
             "lexical_weight": None if lexical_weight is None else check_weight(lexical_weight),
+            "lexical_model": str(lexical_model) if lexical_model is not None else None,
             "model_settings": settings.model_dict(),
         }
         self.punct_model = None
@@ -287,7 +304,10 @@ class PunctGen(TrainablePipe):
                     path = shipped_model_path(self.cfg["lang"])
                     if path is None:
                         raise ValueError(Errors.E003.format(lang=self.cfg["lang"]))
-                self._set_punct_model(load_punct_model(Path(path)))
+                pm = load_punct_model(Path(path))
+                if self.cfg["lexical_model"] is not None:
+                    pm.lexical = load_lexical_expert(Path(self.cfg["lexical_model"]))
+                self._set_punct_model(pm)
             self._sync()
             return self.punct_model
 

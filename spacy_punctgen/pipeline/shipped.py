@@ -19,6 +19,21 @@ SHIPPED: Dict[str, str] = {"en": "en_ewt"}
 SHIPPED_RESTORE: Dict[str, str] = {"en": "en_ewt_stream"}
 
 
+#: language code -> shipped lexical expert directory name (``lexical.json``, ``lexical.npz``), trained
+#: beside the restoration model (workflow ``lexical-expert``); ``load(lang, lexical=True)`` adds it
+SHIPPED_LEXICAL: Dict[str, str] = {"en": "en_ewt_lexical"}
+
+
+def lexical_expert_path(lang: str = "en") -> Path:
+    """The directory of the lexical expert shipped for ``lang``; ValueError naming the language if
+    none ships (or if its files are missing from this installation)."""
+    name = SHIPPED_LEXICAL.get(str(lang).lower())
+    path = MODELS_DIR / name if name is not None else None
+    if path is None or not ((path / "lexical.json").is_file() and (path / "lexical.npz").is_file()):
+        raise ValueError(Errors.E999.format(lang=lang, shipped=", ".join(sorted(SHIPPED_LEXICAL)), path=path))
+    return path
+
+
 def default_model_path(lang: str = "en") -> Path:
     """The directory of the model shipped for ``lang``; ValueError naming the language if none
     ships (or if its files are missing from this installation)."""
@@ -72,3 +87,31 @@ def write_shipped(nlp, dest, *, name: str, license_name: str, source: str, descr
         shutil.rmtree(dest)
     tmp.rename(dest)
     return dest
+
+
+def ship_lexical(model_dir, dest, treebank: str, license_name: str = "CC BY-SA 4.0") -> Path:
+    """Copy the lexical expert of the model in ``model_dir`` (one ``punctgen adapt`` wrote) into the
+    package folder ``dest`` (``lexical.json``, ``lexical.npz``, what :func:`lexical_expert_path`
+    finds), written back by the expert's own serialiser, with a ``LICENSE`` naming its data (UD
+    ``treebank``) and the licence its weights inherit."""
+    import json
+
+    from spacy_punctgen.model.punct_model import PunctModel
+    from spacy_punctgen.model.serialize import LEXICAL_CFG_FILE, LEXICAL_PARAMS_FILE, npz_bytes
+
+    expert = PunctModel.from_disk(model_dir).lexical
+    if expert is None:
+        raise ValueError(Errors.E994.format(problem=f"{model_dir} holds no lexical expert to ship"))
+    dest = Path(dest)
+    dest.mkdir(parents=True, exist_ok=True)
+    params = expert.params()
+    (dest / LEXICAL_CFG_FILE).write_text(json.dumps(expert.cfg(), sort_keys=True, ensure_ascii=False, indent=2) + "\n",
+                                         encoding="utf-8")
+    (dest / LEXICAL_PARAMS_FILE).write_bytes(npz_bytes(params, sorted(params)))
+    (dest / "LICENSE").write_text(
+        f"The lexical expert's weights were trained on UD {treebank} (train; dev chose its weight) and inherit "
+        f"its licence: {license_name}.\n"
+        f"Made by the workflow command `lexical-expert` (project.yml) with `punctgen adapt ... --base-model shipped`.\n",
+        encoding="utf-8")
+    return dest
+

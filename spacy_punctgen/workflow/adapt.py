@@ -427,7 +427,8 @@ def load_base_model(base_model: PathLike):
     return PunctModel.from_disk(restore_model_path("en") if str(base_model) == "shipped" else base_model)
 
 
-def train_lexical(model, train_sents: Sequence, dev_sents: Sequence, stream: Optional[TextIO] = None) -> dict:
+def train_lexical(model, train_sents: Sequence, dev_sents: Sequence, stream: Optional[TextIO] = None,
+                  buckets: Optional[int] = None) -> dict:
     """Train the lexical expert on the sentences' words and gold marks, choose its weight on the
     dev sentences (text order), and attach it to ``model`` unless the weight chosen is 0; the
     record of what was done."""
@@ -440,7 +441,8 @@ def train_lexical(model, train_sents: Sequence, dev_sents: Sequence, stream: Opt
         return tqdm(epochs, desc="lexical expert", unit="epoch", file=stream or sys.stderr,
                     disable=stream is None, leave=False, dynamic_ncols=True)
 
-    expert, info = LexicalExpert.fit(sentence_streams(train_sents), sentence_streams(dev_sents), progress=bar)
+    sizes = {} if buckets is None else {"length": buckets}
+    expert, info = LexicalExpert.fit(sentence_streams(train_sents), sentence_streams(dev_sents), progress=bar, **sizes)
     if dev_sents:
         weight, table = choose_lexical_weight(model, expert, dev_sents)
     else:
@@ -456,7 +458,8 @@ def adapt(paths: Sequence[PathLike], output: PathLike, *, fmt: str = "auto", sha
           dev_share: float = 0.1, epochs: int = 2, max_seconds: float = 0.0, parser: Optional[PathLike] = None,
           lowercase: bool = True, force: bool = False, progress: Union[bool, TextIO, None] = None,
           templates: Optional[Sequence[str]] = None, lexical: bool = True,
-          dev_paths: Optional[Sequence[PathLike]] = None, base_model: Optional[PathLike] = None) -> dict:
+          dev_paths: Optional[Sequence[PathLike]] = None, base_model: Optional[PathLike] = None,
+          lexical_buckets: Optional[int] = None) -> dict:
     """Train a restoration model on the punctuated text of ``paths`` and write it to ``output``.
 
     The text is read by :func:`read_adaptation_text` (``fmt``, ``share``, ``dev_share``,
@@ -475,6 +478,8 @@ def adapt(paths: Sequence[PathLike], output: PathLike, *, fmt: str = "auto", sha
     ``dev_paths``: files read whole as the dev text (then ``dev_share`` is not used). ``base_model``:
     a punctgen model folder, or ``"shipped"`` for the shipped restoration model, that is kept as it
     is: only the lexical expert is trained (the text's parse then serves the expert's weight).
+    ``lexical_buckets``: the expert's hash buckets per class (None: its default; fewer make a
+    smaller, slightly weaker expert, e.g. 2**18 for the one shipped).
     The output is checked first (E987; ``force`` overwrites a folder adapt did not write)."""
     t0 = time.perf_counter()
     check_settings(fmt, share, dev_share, epochs, max_seconds)
@@ -524,7 +529,7 @@ def adapt(paths: Sequence[PathLike], output: PathLike, *, fmt: str = "auto", sha
             model, info = train_model(train_sents, dev_sents, cfg)
     t_train = time.perf_counter() - t2
     t3 = time.perf_counter()
-    lexical_record = train_lexical(model, train_sents, dev_sents, stream) if lexical else None
+    lexical_record = train_lexical(model, train_sents, dev_sents, stream, lexical_buckets) if lexical else None
     t_lexical = time.perf_counter() - t3
     out.mkdir(parents=True, exist_ok=True)
     model.to_disk(out)
@@ -541,7 +546,7 @@ def adapt(paths: Sequence[PathLike], output: PathLike, *, fmt: str = "auto", sha
         "settings": {"format": fmt, "share": share, "dev_share": dev_share, "epochs": epochs,
                      "max_seconds": max_seconds, "lowercase": lowercase,
                      "parser": str(parser) if parser is not None else "shipped", "templates": templates,
-                     "lexical": lexical, **RECIPE},
+                     "lexical": lexical, "lexical_buckets": lexical_buckets, **RECIPE},
         "training": None if info is None else {
             "best_epoch": info["best_epoch"], "dev_perplexity_per_slot": info["dev_perplexity_per_slot"],
             "epochs_run": len(next(iter(info["history"].values()), [])),

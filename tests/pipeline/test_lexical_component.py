@@ -69,3 +69,36 @@ def test_sampling_decoders_do_not_read_the_expert(model_dirs, shipped_parser):
     cfg = {"restore_method": "slot", "n_samples": 50, "seed": 3}
     assert _restored(spacy_punctgen.load("en", model=with_expert, config=cfg)) == \
         _restored(spacy_punctgen.load("en", model=plain, config=cfg))
+
+
+def test_load_adds_an_expert_from_a_folder(model_dirs, shipped_parser, tmp_path):
+    from spacy_punctgen.pipeline.shipped import ship_lexical
+
+    plain, with_expert = model_dirs
+    shipped = ship_lexical(with_expert, tmp_path / "en_test_lexical", "en_test")
+    assert sorted(p.name for p in shipped.iterdir()) == ["LICENSE", "lexical.json", "lexical.npz"]
+    assert "UD en_test" in (shipped / "LICENSE").read_text(encoding="utf-8")
+    want = _restored(spacy_punctgen.load("en", model=with_expert))
+    nlp = spacy_punctgen.load("en", model=plain, lexical=shipped)
+    assert _restored(nlp) == want  # the folder's expert, beside a model that has none
+    assert nlp.get_pipe("punctgen").cfg["lexical_model"] == str(shipped)
+    with pytest.raises(ValueError, match="E004"):
+        _restored(spacy_punctgen.load("en", model=plain, lexical=tmp_path / "nothing"))
+    with pytest.raises(ValueError, match="E994"):
+        ship_lexical(plain, tmp_path / "none", "en_test")
+
+
+def test_the_shipped_expert(shipped_parser):
+    from spacy_punctgen.pipeline.shipped import lexical_expert_path
+
+    try:
+        path = lexical_expert_path("en")
+    except ValueError as err:
+        pytest.skip(str(err))
+    nlp = spacy_punctgen.load("en", lexical=True)
+    restored = _restored(nlp)
+    assert nlp.get_pipe("punctgen").require_model().lexical is not None
+    assert restored.replace(",", "").replace(".", "").replace("?", "").split() == TEXT.split()
+    assert (path / "LICENSE").read_text(encoding="utf-8").count("CC BY-SA 4.0") == 1
+    with pytest.raises(ValueError, match="E999"):
+        lexical_expert_path("xx")
