@@ -51,6 +51,9 @@ def _arguments(p: argparse.ArgumentParser) -> None:
                         "line is then parsed whole (default: the shipped parser, which reads lines in windows)")
     p.add_argument("--model", default=None,
                    help="punctuation model directory written by `train` (default: the one shipped for --lang)")
+    p.add_argument("--lexical", action="store_true",
+                   help="also weigh what the words say, with the lexical expert shipped beside the model (more "
+                        "accurate on streams, slower: docs/decoding.md)")
     p.add_argument("--method", choices=METHODS, default="marginal")
     p.add_argument("--empty-weight", type=positive_float, default=1.0,
                    help="the empty string's weight in the risk: 1 minimises the expected edit distance; "
@@ -225,9 +228,15 @@ def _restore_distributed(args, lines: list[str]) -> tuple:
 
 
 def _punctgen_config(args) -> dict:
-    """The ``punctgen`` settings the command's flags give (shipped and distributed paths alike)."""
-    return {"restore_method": args.method, "n_samples": args.n_samples, "seed": args.seed,
-            "restore_empty_weight": args.empty_weight, "repunctuate": bool(getattr(args, "repunctuate", False))}
+    """The ``punctgen`` settings the command's flags give (shipped, ``--parser`` and distributed
+    paths alike; ``--lexical``: the expert shipped for ``--lang``, E999 if none)."""
+    config = {"restore_method": args.method, "n_samples": args.n_samples, "seed": args.seed,
+              "restore_empty_weight": args.empty_weight, "repunctuate": bool(getattr(args, "repunctuate", False))}
+    if getattr(args, "lexical", False):
+        from spacy_punctgen.pipeline.shipped import lexical_expert_path
+
+        config["lexical_model"] = str(lexical_expert_path(args.lang))
+    return config
 
 
 def _restore_with_parser(args, lines: List[str]) -> tuple:

@@ -207,3 +207,23 @@ def test_flags_that_do_not_apply_are_refused(tmp_path, capsys):
     bad = tmp_path / "latin1.txt"
     bad.write_bytes("caf\xe9 au lait\n".encode("latin-1"))
     assert "[E619]" in refused(capsys, "restore", bad)
+
+
+def test_lexical_restores_with_the_shipped_expert(tmp_path, capsys, monkeypatch):
+    """``--lexical`` gives the component the expert shipped beside the model (the same choices as
+    ``load(lexical=True)``), and the text stays the user's."""
+    import spacy_punctgen
+    from spacy_punctgen.pipeline.shipped import lexical_expert_path
+
+    try:
+        lexical_expert_path("en")
+    except ValueError as err:
+        pytest.skip(str(err))
+    src = tmp_path / "in.txt"
+    src.write_text(TEXT, encoding="utf-8")
+    code, out, err = run(capsys, "restore", src, "--lexical", "--json")
+    assert code == 0, err
+    texts = json.loads(out.splitlines()[-1])["texts"]
+    check_restored(TEXT, texts)
+    nlp = spacy_punctgen.load("en", lexical=True)
+    assert texts == [spacy_punctgen.restore_text(nlp, line) for line in TEXT.splitlines()]
