@@ -39,12 +39,13 @@ WORKFLOWS = {
     "stream": ["preprocess-stream", "train-parser-stream", "evaluate-parser-stream"],
     "truecase": ["preprocess-truecase", "train-truecaser", "evaluate-truecaser"],
     "what-learned": ["train-xi", "learned", "learned-summary"],
-    "stream-model": ["train-stream-punctgen", "ship-stream-model"],
+    "stream-model": ["train-stream-punctgen", "ship-stream-model", "lexical-expert"],
     "stream-restore": ["stream-restore-trivial", "stream-restore-shipped", "stream-restore-sentence-model",
                        "stream-restore-shipped-f1", "stream-restore-crf_lexical",
                        "stream-restore-table"],
     "ted": ["ted-shipped", "ted-crf_lexical", "ted-punctgen", "ted-punctgen-stream", "ted-sentence-model",
-            "ted-crf_lexical-matched", "ted-table"],
+            "ted-crf_lexical-matched", "ted-adapt", "ted-table"],
+    "single-sentence": ["single-shipped", "single-trivial", "single-crf_lexical", "single-table"],
     "correction": ["correct-train", "correct-eval", "correct-table"],
     "rephrasing": ["rephrase-eval", "rephrase-table"],
 }
@@ -57,7 +58,7 @@ STUDIES = [p for p in sorted((ROOT / "experiments").glob("*/project.yml"))
 #: commands run by hand, in no workflow: ship-parser replaces the package's shipped parser; resume-parser-stream is its second training stage
 BY_HAND = ["ship-parser", "ship-truecaser", "resume-parser-stream"]
 # The order the workflows are run in (docs/workflow.md): each one reads what the earlier ones wrote.
-ORDER = ["all", "stream", "truecase", "degraded", "mixture", "kbest", "sampled-trees", "jackknife", "baselines", "domain", "packages", "fold", "cross-validation", "results", "benchmarks", "what-learned", "stream-restore", "stream-model", "ted", "correction", "rephrasing"]
+ORDER = ["all", "stream", "truecase", "degraded", "mixture", "kbest", "sampled-trees", "jackknife", "baselines", "domain", "packages", "fold", "cross-validation", "results", "benchmarks", "what-learned", "stream-restore", "stream-model", "single-sentence", "ted", "correction", "rephrasing"]
 LOCAL_UD = {"ud_dir": "../shared/ud/en_ewt", "treebank": "en_ewt"}
 DEV_AS_TRAIN = {"ud_dir": "../shared/ud/es_ancora_ud14", "treebank": "es_ancora_ud14", "lang": "es",
                 "protocol": "dev-as-train"}
@@ -221,7 +222,7 @@ def test_punctgen_cli_calls_use_existing_commands_and_options():
             assert inner[1:3] == ["-m", "spacy_punctgen"]
             seen.add(parser.parse_args(inner[3:]).command)
     assert seen == {"convert", "train", "evaluate", "evaluate-restore", "baseline", "bench", "learned", "learned-summary",
-                    "evaluate-stream", "stream-table"}
+                    "evaluate-stream", "stream-table", "adapt"}
 
 
 TUNED = {"crf_lexical": {"c2": [0.01, 0.1, 0.3, 1.0, 3.0, 10.0]},
