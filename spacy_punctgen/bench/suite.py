@@ -471,7 +471,6 @@ def section_restore_lexical(model, sents, parser_sps: float) -> dict:
     from spacy_punctgen.decode.lexical import lexical_choices, restore_with_lexical
     from spacy_punctgen.decode.marginal import RESTORE_PRUNE, marginal_slot_distributions
     from spacy_punctgen.decode.priors import mixture_priors
-    from spacy_punctgen.pipeline.restore import lexical_evidence
 
     from dataclasses import replace
 
@@ -479,14 +478,14 @@ def section_restore_lexical(model, sents, parser_sps: float) -> dict:
     lexical, weight = model.lexical, model.lexical.weight
 
     def run():
-        return restore_with_lexical(model, [[s] for s in sents], lexical_evidence(lexical, sents), weight)
+        return restore_with_lexical(model, [[s] for s in sents], lexical.sentence_evidence(sents), weight)
 
-    restore_with_lexical(model, [[s] for s in sents[:2]], lexical_evidence(lexical, sents[:2]), weight)  # warm-up
+    restore_with_lexical(model, [[s] for s in sents[:2]], lexical.sentence_evidence(sents[:2]), weight)  # warm-up
     t0, c0 = time.perf_counter(), time.process_time()
     run()
     wall, cpu = time.perf_counter() - t0, time.process_time() - c0
     c0 = time.process_time()
-    evidence = lexical_evidence(lexical, sents)
+    evidence = lexical.sentence_evidence(sents)
     c1 = time.process_time()
     prior_sets, channel = mixture_priors(model, [[s] for s in sents])
     c2 = time.process_time()

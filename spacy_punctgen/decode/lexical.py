@@ -25,7 +25,7 @@ import numpy as np
 
 from spacy_punctgen.decode.marginal import EXACT_CANDIDATES, EXACT_SUPPORT_MIN, RESTORE_PRUNE, marginal_slot_distributions
 from spacy_punctgen.decode.priors import mixture_priors
-from spacy_punctgen.decode.risk import SlotChoice, Surface, expected_distances
+from spacy_punctgen.decode.risk import SlotChoice, Surface, edit_distance, expected_distances
 from spacy_punctgen.errors import Errors
 from spacy_punctgen.model.lexical import CLASSES, mark_class
 
@@ -119,12 +119,7 @@ def _distance(a: Surface, b: Surface) -> int:
     if d is None:
         if len(_DISTANCES) >= _DISTANCES_MAX:
             _DISTANCES.clear()
-        row = list(range(len(b) + 1))
-        for i, x in enumerate(a, 1):
-            prev, row[0] = row[0], i
-            for j, y in enumerate(b, 1):
-                prev, row[j] = row[j], min(row[j] + 1, row[j - 1] + 1, prev + (x != y))
-        d = _DISTANCES[(a, b)] = row[-1]
+        d = _DISTANCES[(a, b)] = edit_distance(a, b)
     return d
 
 

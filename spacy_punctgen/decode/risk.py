@@ -29,6 +29,21 @@ class SlotChoice(NamedTuple):
     prob: float
 
 
+def edit_distance(a: Sequence[str], b: Sequence[str]) -> int:
+    """Levenshtein distance between two token sequences (insert/delete/substitute = 1)."""
+    if not a:
+        return len(b)
+    if not b:
+        return len(a)
+    prev = list(range(len(b) + 1))
+    for i, ta in enumerate(a, 1):
+        cur = [i] + [0] * len(b)
+        for j, tb in enumerate(b, 1):
+            cur[j] = min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (ta != tb))
+        prev = cur
+    return prev[-1]
+
+
 def _pad(strings: Sequence[Sequence[int]], lengths: np.ndarray, fill: int) -> np.ndarray:
     out = np.full((len(strings), max(int(lengths.max(initial=0)), 1)), fill, dtype=np.int64)
     for r, x in enumerate(strings):

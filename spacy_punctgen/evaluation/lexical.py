@@ -42,14 +42,7 @@ def choose_lexical_weight(model, expert, sentences: Sequence, grid: Sequence[flo
     sentences = list(sentences)
     gold = [list(ps.slots) for ps in sentences]
     trees = [[replace(ps, slots=[()] * len(ps.slots))] for ps in sentences]
-    evidence = []
-    for a in range(0, len(sentences), run):
-        block = sentences[a:a + run]
-        probs = expert.evidence([w for ps in block for w in ps.words])
-        b = 0
-        for ps in block:
-            evidence.append(probs[b:b + len(ps.words)])
-            b += len(ps.words)
+    evidence = [q for a in range(0, len(sentences), run) for q in expert.sentence_evidence(sentences[a:a + run])]
     dists = slot_distributions(model, trees)  # once: only the combination depends on the weight
     table = []
     for weight in grid:

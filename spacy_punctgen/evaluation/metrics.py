@@ -18,24 +18,10 @@ from typing import Dict, List, Sequence, Tuple
 
 import numpy as np
 
+from spacy_punctgen.decode.risk import edit_distance
 from spacy_punctgen.errors import Errors
 
 Slots = Sequence[Tuple[str, ...]]
-
-
-def edit_distance(a: Sequence[str], b: Sequence[str]) -> int:
-    """Levenshtein distance between two token sequences (insert/delete/substitute = 1)."""
-    if not a:
-        return len(b)
-    if not b:
-        return len(a)
-    prev = list(range(len(b) + 1))
-    for i, ta in enumerate(a, 1):
-        cur = [i] + [0] * len(b)
-        for j, tb in enumerate(b, 1):
-            cur[j] = min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (ta != tb))
-        prev = cur
-    return prev[-1]
 
 
 def _check(gold: Sequence[Slots], pred: Sequence[Slots]) -> None:

@@ -86,16 +86,14 @@ def gap_features(words: Sequence[str], bag_words: int = BAG_WORDS) -> Tuple[np.n
     low = [w.lower() for w in words]
     P = 3 + bag_words  # padding before the first word: the bag reaches back to word j - 2 - bag_words
 
-    def pad(values, fill):
-        return np.concatenate([np.full(P, fill, dtype=np.uint64), np.asarray(values, dtype=np.uint64),
-                               np.full(3, fill, dtype=np.uint64)])
+    def pad(values, before, after):
+        return np.concatenate([np.full(P, before, dtype=np.uint64), np.asarray(values, dtype=np.uint64),
+                               np.full(3, after, dtype=np.uint64)])
 
-    h = pad(_hashes(low), _BOS)
-    h[P + n:] = _EOS
-    suf = pad(_hashes([w[-3:] for w in low]), _BOS)
-    suf[P + n:] = _EOS
-    upper = pad([w[:1].isupper() for w in words], 0)
-    digit = pad([any(c.isdigit() for c in w) for w in words], 0)
+    h = pad(_hashes(low), _BOS, _EOS)
+    suf = pad(_hashes([w[-3:] for w in low]), _BOS, _EOS)
+    upper = pad([w[:1].isupper() for w in words], 0, 0)
+    digit = pad([any(c.isdigit() for c in w) for w in words], 0, 0)
 
     def at(arr, k):  # the value for word j + k of every gap j
         return arr[P + k: P + k + n]
@@ -118,6 +116,11 @@ def gap_features(words: Sequence[str], bag_words: int = BAG_WORDS) -> Tuple[np.n
     cols += [_mix(at(h, -k), zero, 21) for k in range(3, 3 + bag_words)]
     keys = np.ascontiguousarray(np.stack(cols, axis=1).reshape(-1))
     return keys, np.ones(len(keys), np.float32), np.full(n, len(cols), np.int32)
+
+
+def _class_ids(marks: Sequence[str]) -> np.ndarray:
+    """The class of each gap's marks (symbols separated by spaces), as column indices."""
+    return np.array([CLASSES.index(mark_class(m.split())) for m in marks], dtype=np.int64)
 
 
 def _take(feats, rows: np.ndarray, per_gap: int):
@@ -165,7 +168,7 @@ class LexicalExpert:
         for words, marks in streams:
             if len(words):
                 p = self.predict(words)
-                y = np.array([CLASSES.index(mark_class(m.split())) for m in marks])
+                y = _class_ids(marks)
                 total -= float(np.log(np.maximum(p[np.arange(len(y)), y], 1e-12)).sum())
                 n += len(y)
         return total / max(n, 1)
@@ -192,7 +195,7 @@ class LexicalExpert:
         parts = [gap_features(ws, bag_words) for ws, _ in train if ws]
         feats = (np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts]),
                  np.concatenate([p[2] for p in parts]))
-        y = np.array([CLASSES.index(mark_class(m.split())) for _, ms in train for m in ms], dtype=np.int64)
+        y = _class_ids([m for _, ms in train for m in ms])
         expert = cls(length=length, bag_words=bag_words)
         per_gap = WINDOW_TEMPLATES + bag_words
         opt = Adam(lr)
@@ -254,6 +257,15 @@ class LexicalExpert:
         """What restoration multiplies in: :meth:`predict` over the classes' training
         frequencies (a likelihood ratio: 1 where the words say nothing)."""
         return self.predict(words) / self.prior
+
+    def sentence_evidence(self, sentences: Sequence) -> List[np.ndarray]:
+        """:meth:`evidence` for the slots ``1..n`` of each sentence (anything with ``words``),
+        read over the words of all of them in order, so that the words see across the sentences'
+        boundaries: one array ``(len(words), len(CLASSES))`` a sentence."""
+        sentences = list(sentences)
+        probs = self.evidence([w for ps in sentences for w in ps.words])
+        ends = np.cumsum([len(ps.words) for ps in sentences])
+        return [probs[b - len(ps.words):b] for ps, b in zip(sentences, ends)]
 
     def cfg(self) -> dict:
         return {"classes": list(CLASSES), "length": self.length, "weight": self.weight,

@@ -266,32 +266,34 @@ def read_npz(data: bytes, where: str) -> Dict[str, np.ndarray]:
         raise ValueError(Errors.E212.format(where=where, kind=type(err).__name__, err=err)) from None
 
 
-def _attach_lexical(model, cfg_text: Optional[str], params: Optional[bytes], where: str):
-    """The model with the lexical expert read from its settings and weights (none: unchanged)."""
+def _lexical(cfg_text: Optional[str], params: Optional[bytes], where: str) -> Optional[LexicalExpert]:
+    """The lexical expert read from its settings and weights; None when neither is there (E994
+    when only one is)."""
     if cfg_text is None and params is None:
-        return model
+        return None
     if cfg_text is None or params is None:
         raise ValueError(Errors.E994.format(problem=f"{where} holds the expert's settings or its weights, not both"))
     try:
         cfg = json.loads(cfg_text)
     except (json.JSONDecodeError, UnicodeDecodeError, TypeError) as err:
         raise ValueError(Errors.E216.format(path=where, err=err)) from None
-    model.lexical = LexicalExpert.from_cfg(cfg, read_npz(params, where), where)
-    return model
+    return LexicalExpert.from_cfg(cfg, read_npz(params, where), where)
+
+
+def _lexical_in(path: Path) -> Optional[LexicalExpert]:
+    """The lexical expert saved in folder ``path``, if any (:func:`_lexical`)."""
+    cfg, params = path / LEXICAL_CFG_FILE, path / LEXICAL_PARAMS_FILE
+    return _lexical(cfg.read_text(encoding="utf-8") if cfg.is_file() else None,
+                    params.read_bytes() if params.is_file() else None, str(params))
 
 
 def read_lexical(path: Union[str, Path]) -> LexicalExpert:
     """The lexical expert saved in folder ``path`` (``lexical.json`` and ``lexical.npz``, as
     :func:`to_disk` writes them beside a model, or alone: the shipped one); E994 if either is missing."""
-    path = Path(path)
-    cfg, params = path / LEXICAL_CFG_FILE, path / LEXICAL_PARAMS_FILE
-    if not (cfg.is_file() and params.is_file()):
+    expert = _lexical_in(Path(path))
+    if expert is None:
         raise ValueError(Errors.E994.format(problem=f"{path} does not hold {LEXICAL_CFG_FILE} and {LEXICAL_PARAMS_FILE}"))
-
-    class _Holder:
-        lexical = None
-
-    return _attach_lexical(_Holder(), cfg.read_text(encoding="utf-8"), params.read_bytes(), str(params)).lexical
+    return expert
 
 
 def to_bytes(model) -> bytes:
@@ -323,8 +325,9 @@ def from_bytes(cls, data: bytes):
     except Exception as err:
         raise ValueError(Errors.E213.format(kind=type(err).__name__, err=err)) from None
     where = {"cfg": "model bytes (cfg)", "inventory": "model bytes (inventory)", "params": "model bytes (params)"}
-    return _attach_lexical(build(cls, cfg, inv, read_npz(raw, where["params"]), where), *lexical,
-                           "model bytes (lexical expert)")
+    model = build(cls, cfg, inv, read_npz(raw, where["params"]), where)
+    model.lexical = _lexical(*lexical, "model bytes (lexical expert)")
+    return model
 
 
 def to_disk(model, path: Union[str, Path]) -> Path:
@@ -363,6 +366,5 @@ def from_disk(cls, path: Union[str, Path]):
             raise ValueError(Errors.E216.format(path=files[k], err=err)) from None
     params = read_npz(files["params"].read_bytes(), str(files["params"]))
     model = build(cls, loaded["cfg"], loaded["inventory"], params, {k: str(v) for k, v in files.items()})
-    lex_cfg, lex_params = path / LEXICAL_CFG_FILE, path / LEXICAL_PARAMS_FILE
-    return _attach_lexical(model, lex_cfg.read_text(encoding="utf-8") if lex_cfg.is_file() else None,
-                           lex_params.read_bytes() if lex_params.is_file() else None, str(lex_params))
+    model.lexical = _lexical_in(path)
+    return model

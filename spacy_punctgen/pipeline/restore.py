@@ -120,8 +120,14 @@ def _tree_sets(doc, sents: List[tuple], quote_xpos: bool) -> Tuple[List[List[Any
     return sets, probs
 
 
+def _beam_weights(weights: List[List[float]]) -> List[List[float]]:
+    """The beam's tree probabilities as mixture weights (a sentence whose trees all have 0: equal)."""
+    return [w if sum(w) > 0 else [1.0] * len(w) for w in weights]
+
+
 def decode_tree_sets(model, tree_sets: List[List[Any]], weights: List[List[float]], weighting: str,
-                     settings: RestoreSettings) -> Iterable[List[SlotChoice]]:
+                     settings: RestoreSettings, evidence: Optional[List[Any]] = None,
+                     lexical_weight: float = 0.0) -> Iterable[List[SlotChoice]]:
     """The slot choices of each sentence from its trees. The deterministic decoders take all
     sentences in one call; the sampled ones one sentence at a time, so that a sentence's draws
     never depend on the batch it came in. One tree each: exactly the one-tree decoders; several:
@@ -129,6 +135,9 @@ def decode_tree_sets(model, tree_sets: List[List[Any]], weights: List[List[float
     over the trees kept (``"beam"``)."""
     method, ew = settings.method, check_empty_weight(settings.empty_weight, settings.method)
     check_weighting(weighting, method)
+    if evidence is not None:  # the lexical expert's evidence beside the trees (lexical_setting)
+        return iter(restore_with_lexical(model, tree_sets, evidence, lexical_weight, ew,
+                                         _beam_weights(weights) if weighting == "beam" else None))
     deterministic = method == "marginal"
     if all(len(ts) == 1 for ts in tree_sets):
         trees = [ts[0] for ts in tree_sets]
@@ -137,7 +146,7 @@ def decode_tree_sets(model, tree_sets: List[List[Any]], weights: List[List[float
         return (restore_sentence(model, ps, method=method, n_samples=settings.n_samples, seed=settings.seed)
                 for ps in trees)
     if weighting == "beam":
-        return iter(restore_weighted_mixtures(model, tree_sets, [w if sum(w) > 0 else [1.0] * len(w) for w in weights], ew))
+        return iter(restore_weighted_mixtures(model, tree_sets, _beam_weights(weights), ew))
     if deterministic:
         return iter(restore_mixtures(model, tree_sets, method=method, empty_weight=ew))
     return (restore_mixtures(model, [ts], method=method, n_samples=settings.n_samples, seed=settings.seed)[0]
@@ -152,18 +161,6 @@ def lexical_setting(model, settings: RestoreSettings) -> Tuple[Optional[Any], fl
         return None, 0.0
     weight = lexical.weight if settings.lexical_weight is None else settings.lexical_weight
     return (lexical, weight) if weight > 0 else (None, 0.0)
-
-
-def lexical_evidence(lexical, sentences: Sequence[PunctSentence]) -> List[Any]:
-    """The expert's class probabilities for the slots ``1..n`` of each sentence, read over the
-    words of all of them in order (one Doc's sentences: the words see across their boundaries)."""
-    words = [w for ps in sentences for w in ps.words]
-    probs = lexical.evidence(words)
-    out, a = [], 0
-    for ps in sentences:
-        out.append(probs[a:a + len(ps.words)])
-        a += len(ps.words)
-    return out
 
 
 def restore_parsed_docs(model, docs: List[Any], settings: RestoreSettings, quote_xpos: bool) -> List[dict]:
@@ -183,14 +180,9 @@ def restore_parsed_docs(model, docs: List[Any], settings: RestoreSettings, quote
     for ps in (t for ts in tree_sets for t in ts):
         ps.slots = [()] * len(ps.slots)  # the model decodes every slot; the text's own marks are kept below
     lexical, lexical_weight = lexical_setting(model, settings)
-    if lexical is not None:
-        check_weighting(weighting, settings.method)
-        evidence = [q for doc_sents in sents for q in lexical_evidence(lexical, [ps for _, ps, _ in doc_sents])]
-        tree_weights = None if weighting != "beam" else [w if sum(w) > 0 else [1.0] * len(w) for w in weights]
-        choices = iter(restore_with_lexical(model, tree_sets, evidence, lexical_weight,
-                                            check_empty_weight(settings.empty_weight, settings.method), tree_weights))
-    else:
-        choices = decode_tree_sets(model, tree_sets, weights, weighting, settings)
+    evidence = None if lexical is None else [
+        q for doc_sents in sents for q in lexical.sentence_evidence([ps for _, ps, _ in doc_sents])]
+    choices = decode_tree_sets(model, tree_sets, weights, weighting, settings, evidence, lexical_weight)
     out = []
     for doc, doc_sents in zip(docs, sents):
         decoded = [(wt, next(choices)) for _, _, wt in doc_sents]
