@@ -109,6 +109,8 @@ cdef struct Slot:
     const int* x      # the surface symbols, in the order the channel reads them
     int m             # len(x)
     int N             # automaton states: 1 + m*S
+    bint free         # no surface observed (restoration's unwritten gaps): one state, every
+                      #   underlying symbol crosses it with weight 1 (the channel's outputs sum to 1)
 
 
 # One sentence's lattice, as pointers into the Lattice and Grammar arrays.  Arrays indexed

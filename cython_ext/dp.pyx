@@ -83,6 +83,9 @@ cdef inline void _trans(Slot sl, int S, int sigma, const double* phi, Flow flow,
     """vout ⊕= M'(σ)·vin (GATHER) or vinᵀ·M'(σ) (SCATTER), M' the L2R machine on sl.x."""
     cdef int k, a, src, dst, base
     cdef const double* ph
+    if sl.free:  # every surface allowed: the channel's outputs of any string sum to 1
+        vout[0] = splus(vout[0], vin[0], sr)
+        return
     if sl.m == 0:
         return
     # none --σ--> (σ, 0), weight 1
@@ -736,8 +739,13 @@ cdef class _Workspace:
             raise MemoryError()
         self.maxN = 1
         self.maxSym = 1
+        free_slots = getattr(lat, "free", None)
+        cdef const unsigned char[::1] free_at = free_slots if free_slots is not None else np.zeros(n + 1, np.uint8)
+        if free_at.shape[0] != n + 1:
+            raise ValueError(Errors.E190.format(n=n + 1, got=free_at.shape[0]))
         for i in range(n + 1):
-            self.slots[i].m = x_ptr[i + 1] - x_ptr[i]
+            self.slots[i].free = free_at[i] != 0
+            self.slots[i].m = 0 if free_at[i] else x_ptr[i + 1] - x_ptr[i]
             self.slots[i].x = &x_sym[x_ptr[i]] if self.slots[i].m > 0 else NULL
             self.slots[i].N = 1 + self.slots[i].m * S
             if self.slots[i].N > self.maxN:
@@ -1048,7 +1056,7 @@ def candidate_fields(long n, long n_pm, const long[::1] cand_l, const long[::1] 
 # ------------------------------------------------------------------ compiling a whole lattice
 def compile_lattice(list children, list roots, list order, list first, list last, list slot_syms,
                     long n_symbols, long n_pm, const long[::1] rel_ids, const long[::1] tab_ptr,
-                    const long[:, ::1] tab_pairs):
+                    const long[:, ::1] tab_pairs, free=None):
     """Every array of a :class:`~spacy_punctgen.inference.dp.Lattice` in one compiled pass
     (``dp.build_lattice``'s arrays, equal to the element): the tree fields from
     ``tree_structure``'s lists, the surface symbols from ``slot_syms`` (n + 1 lists), and the
@@ -1056,12 +1064,17 @@ def compile_lattice(list children, list roots, list order, list first, list last
     ``r = rel_ids[w]``, less those with a non-empty half on an empty slot (``slot_syms``: lists or
     tuples of ints).  Returns a dict of
     the fields, or None when a symbol or a puncteme id is out of range (the caller then takes
-    the checked path, which names the fault)."""
+    the checked path, which names the fault).  ``free`` (uint8, n + 1, or None): the slots whose
+    surface is not observed (any half may land there; the lattice's ``free``)."""
     cdef long n = len(first), w, i, j, k, c, s, nk = 0, nsym = 0, K = 0, kept = 0, r, a, b, nl, max_sym = 0
     cdef list x
     cdef object xs
     if len(slot_syms) != n + 1 or rel_ids.shape[0] != n:
         return None
+    free_o = None if free is None else np.ascontiguousarray(free, dtype=np.uint8)
+    if free_o is not None and free_o.shape[0] != n + 1:
+        return None
+    cdef const unsigned char[::1] free_at = free_o if free_o is not None else np.zeros(n + 1, np.uint8)
     # the returned arrays are these ndarrays (an ndarray made from a typed memoryview would keep
     # three collector-tracked objects alive per array); the memoryviews only fill them
     first_o, last_o, order_o, nleft_o = (np.empty(n, dtype=np.int32) for _ in range(4))
@@ -1126,7 +1139,9 @@ def compile_lattice(list children, list roots, list order, list first, list last
             if a < 0 or a >= n_pm or b < 0 or b >= n_pm:
                 return None
             # a non-empty half must land on a non-empty surface slot (the channel never inserts)
-            if (a != 0 and slot_len[first_a[w]] == 0) or (b != 0 and slot_len[last_a[w] + 1] == 0):
+            # or on a free one
+            if (a != 0 and slot_len[first_a[w]] == 0 and not free_at[first_a[w]]) or \
+                    (b != 0 and slot_len[last_a[w] + 1] == 0 and not free_at[last_a[w] + 1]):
                 continue
             cl[kept] = a
             cr[kept] = b
@@ -1143,7 +1158,8 @@ def compile_lattice(list children, list roots, list order, list first, list last
                 roots=roots_o, x_ptr=x_ptr_o, x_sym=x_sym_o, x_ptr_r=x_ptr_o.copy(), x_sym_r=x_sym_r_o,
                 max_symbol=max_sym, cand_ptr=cand_ptr, cand_li=li, cand_ri=ri,
                 cand_l=cl_o.astype(np.int32), cand_r=cr_o.astype(np.int32), cand_node=cnode_o.astype(np.int32),
-                cand_row=crow_o[:kept].copy(), ul_ptr=ul_ptr, ul=ul, ur_ptr=ur_ptr, ur=ur, max_puncteme=max_pm)
+                cand_row=crow_o[:kept].copy(), ul_ptr=ul_ptr, ul=ul, ur_ptr=ur_ptr, ur=ur, max_puncteme=max_pm,
+                free=free_o)
 
 
 def restrict_candidates(long n, long n_pm, const int[::1] cand_l, const int[::1] cand_r,

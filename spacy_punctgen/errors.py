@@ -68,6 +68,22 @@ class Errors:
     E016 = ("[E016] The parse of the sentence at tokens {start}-{end} is not a tree: the heads of tokens "
             "{cycle} form a cycle, so no word reaches a root. Give each sentence heads that lead to a root "
             "(a token whose head is itself).")
+    # correcting treebank sentences with their own trees (pipeline/correct.py)
+    E017 = ("[E017] {where}: word {i} ({form!r}) has the relation {label!r}, which is not a Universal "
+            "Dependencies relation; correcting a CoNLL-U file needs its UD trees")
+    E018 = "[E018] {where}: the sentence cannot be made a spaCy Doc: {err}"
+    # limits and damaged files (api/stream.py, api/load.py, pipeline/component.py)
+    E020 = ("[E020] Text of length {length} exceeds nlp.max_length ({max_length}), the longest text nlp(text) and "
+            "nlp.pipe take (as in spaCy, E088). This pipeline parses in windows of {chunk_chars} characters, so the "
+            "parser's memory does not grow with the text, but the Doc does (a few hundred bytes a token): raise the "
+            "limit (nlp.max_length = {length} or more), or punctuate the text with "
+            "spacy_punctgen.restore_text(nlp, text), which takes text of any length in bounded memory.")
+    E021 = ("[E021] Cannot load the 'punctgen' component from {path}: its settings file {file} is damaged "
+            "({reason}). Save the pipeline again (nlp.to_disk) or copy that file again from the saved pipeline.")
+    E022 = ("[E022] Cannot load the spaCy pipeline {path}: {file} is damaged ({reason}; truncated or "
+            "overwritten?). Save the pipeline again (nlp.to_disk) or copy that file again from the saved pipeline.")
+    E023 = ("[E023] The 'punctgen' setting {name} must be a finite number{allowed}, not {value!r}: spaCy cannot "
+            "write nan or infinity into a pipeline's config.")
     E070 = ("[E070] render needs a Doc processed by a 'punctgen' component (doc._.underlying_punct and "
             "doc._.restored_punct are both None): run nlp with punctgen first, e.g. nlp.add_pipe('punctgen').")
     E071 = ("[E071] The punctgen annotations do not match the Doc: sentence {sentence} has {n} slots but {got} "
@@ -189,6 +205,10 @@ class Errors:
     E184 = ("[E184] sentence #{k}, tree {j}: {pairs} pair arrays and {probs} probability arrays for "
             "{n} nodes (one each per node)")
     E189 = "[E189] slot_mbr: inconsistent input arrays: {what}"
+    # restoration conditioned on the marks the text already has (decode/evidence.py, inference/dp.py)
+    E190 = "[E190] the lattice's free-slot mask has {got} entries; the sentence has {n} slots"
+    E191 = ("[E191] sentence {name}: its observed-slot mask has {got} entries, but the sentence has {n} slots "
+            "(one per gap, both ends included)")
     # the compiled ATTACH scoring of decoding and analysis (cython_ext/train.pyx attach_scores)
     E185 = "[E185] attach_scores: node {w} has no context units (every node has at least the relation bias)"
 

@@ -12,8 +12,8 @@ the same model serves analysis). One model for both halves the package and the t
 
 ``load`` returns an ordinary spaCy ``Language`` (an ``English`` with the four components and
 ``punctgen``), whose class mixes in :class:`~spacy_punctgen.api.stream.StreamingLanguage`
-so that ``nlp(text)`` takes text of any length (windows of ``chunk_chars`` characters, see
-:mod:`spacy_punctgen.api.stream`)::
+so that ``nlp(text)`` takes text longer than a window (windows of ``chunk_chars`` characters, see
+:mod:`spacy_punctgen.api.stream`; up to ``nlp.max_length``, as in spaCy; ``restore_text``: any length)::
 
     import spacy_punctgen
     nlp = spacy_punctgen.load("en")                 # restore mode
@@ -25,7 +25,7 @@ The weights inherit the licence of their training data: UD English EWT is CC BY-
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Callable, Dict, Optional, TextIO, Union
+from typing import Any, Callable, Dict, Optional, TextIO, Tuple, Union
 
 from spacy_punctgen.errors import Errors
 from spacy_punctgen.pipeline.shipped import (MODELS_DIR, default_model_path, lexical_expert_path, restore_model_path,
@@ -53,6 +53,67 @@ DEFAULT_SINGLE_SENTENCE_WORDS = 40
 SHIPPED_TRUECASERS: Dict[str, str] = {"en": "en_ewt_truecase"}
 #: what a shipped truecaser folder must hold
 TRUECASER_FILES = ("config.cfg", "meta.json", "punctgen_truecase/model", "punctgen_truecase/cfg")
+
+
+#: files of a saved spaCy pipeline folder that :func:`damaged_file` decodes, by how they are written
+#: (top level, then in every component folder)
+PIPELINE_JSON_FILES, PIPELINE_MSGPACK_FILES = ("meta.json", "vocab/strings.json"), ("tokenizer",)
+COMPONENT_JSON_FILES, COMPONENT_MSGPACK_FILES = ("cfg",), ("model", "moves")
+
+
+def _decode_problem(path: Path, as_json: bool) -> Optional[str]:
+    """What is wrong with the file ``path`` as JSON (``as_json``) or msgpack, or None."""
+    import srsly
+
+    try:
+        data = path.read_bytes()
+        if as_json:
+            srsly.json_loads(data.decode("utf8"))
+        else:
+            srsly.msgpack_loads(data)
+    except UnicodeDecodeError as err:
+        return f"not UTF-8 text: {err}"
+    except ValueError as err:  # srsly's decoders: truncated, or not that format at all
+        return f"not valid {'JSON' if as_json else 'msgpack, as spaCy writes it'}: {err}"
+    return None
+
+
+def damaged_file(folder: PathLike) -> Optional[Tuple[Path, str]]:
+    """``(file, what is wrong)`` for the first file of the saved spaCy pipeline ``folder`` that does not
+    decode as what spaCy wrote there (``cfg`` files JSON, ``model`` files msgpack, ...); None if every
+    one does, or ``folder`` is not a folder (a package name). Why: spaCy's own errors for a
+    truncated file (``Unpack failed: incomplete input``) name no file."""
+    folder = Path(folder)
+    if not folder.is_dir():
+        return None
+    checks = [(folder / f, True) for f in PIPELINE_JSON_FILES] + [(folder / f, False) for f in PIPELINE_MSGPACK_FILES]
+    for sub in sorted(p for p in folder.iterdir() if p.is_dir()):
+        checks += [(sub / f, True) for f in COMPONENT_JSON_FILES] + [(sub / f, False) for f in COMPONENT_MSGPACK_FILES]
+    for path, as_json in checks:
+        problem = _decode_problem(path, as_json) if path.is_file() else None
+        if problem is not None:
+            return path, problem
+    return None
+
+
+def naming_damaged_file(source: PathLike, read: Callable[[], Any]) -> Any:
+    """``read()`` (which reads the pipeline folder ``source``); a ValueError from it that does not
+    name the file at fault becomes E022 naming it, if :func:`damaged_file` finds one."""
+    try:
+        return read()
+    except ValueError as err:
+        found = damaged_file(source)
+        if found is None or str(found[0]) in str(err):  # not a damaged file, or the error names it
+            raise
+        raise ValueError(Errors.E022.format(path=source, file=found[0], reason=found[1])) from err
+
+
+def read_pipeline(source: PathLike, **kwargs):
+    """``spacy.load(source, **kwargs)``, with E022 naming the file if one of a saved pipeline
+    folder is damaged (truncated ``parser/model``, ...)."""
+    import spacy
+
+    return naming_damaged_file(source, lambda: spacy.load(source, **kwargs))
 
 
 def _shipped_folder(names: Dict[str, str], lang: str, files, unknown: Callable[[], str],
@@ -97,12 +158,10 @@ def add_truecaser(nlp, lang: str = "en", truecase: Union[bool, PathLike] = True)
     """Append the ``punctgen_truecase`` component (:mod:`spacy_punctgen.truecasing.truecaser`) to
     ``nlp``, sourced from the shipped truecaser (``truecase=True``) or from the pipeline folder
     ``truecase``. It runs after ``punctgen``, whose restored text it re-cases."""
-    import spacy
-
     from spacy_punctgen.truecasing.truecaser import FACTORY
 
     source = shipped_truecaser_path(lang) if truecase is True else truecase
-    tc_nlp = spacy.load(source)
+    tc_nlp = read_pipeline(source)
     names = [n for n in tc_nlp.pipe_names if tc_nlp.get_pipe_meta(n).factory == FACTORY]
     if not names:
         raise ValueError(Errors.E087.format(path=source, pipes=", ".join(tc_nlp.pipe_names)))
@@ -148,11 +207,12 @@ there is the same as ``model``; ``"kbest_weights"`` goes to the ``punctgen_kbest
     expert in that folder; False (the default): the model's own, if it carries one
     (``punctgen adapt`` models do).
     """
-    import spacy_punctgen.pipeline.component  # noqa: F401  (registers the factory)
+    from spacy_punctgen.pipeline.component import check_finite_settings  # (and registers the factory)
     from spacy_punctgen.api.stream import streaming
 
     if mode not in MODES:
         raise ValueError(Errors.E050.format(mode=mode))
+    check_finite_settings(dict(config or {}))  # before spaCy's E961, which names no setting
     truecase = _check_truecase(truecase)
     single_sentence_words = check_single_words(single_sentence_words)
     from spacy_punctgen.parsing.kbest import KBEST_COMPONENT, check_k, check_search
@@ -182,11 +242,9 @@ there is the same as ``model``; ``"kbest_weights"`` goes to the ``punctgen_kbest
 
 
 def _load_parser(lang: str, parser: Optional[PathLike]):
-    import spacy
-
     register_words_component()
     source = shipped_parser_path(lang) if parser is None else parser
-    nlp = spacy.load(source)
+    nlp = read_pipeline(source)
     if "parser" not in nlp.pipe_names:
         raise ValueError(Errors.E053.format(path=source, pipes=", ".join(nlp.pipe_names)))
     return nlp
@@ -226,9 +284,7 @@ def ship_parser(src: PathLike, dest: PathLike, *, name: str = "en_ewt_parser",
     naming the data it was trained on and the licence its weights inherit (workflow
     ``ship-parser``). The pipeline is written by spaCy itself (``to_disk``), so ``dest`` holds
     exactly what ``spacy.load`` reads."""
-    import spacy
-
-    nlp = spacy.load(src)
+    nlp = read_pipeline(src)
     if "parser" not in nlp.pipe_names:
         raise ValueError(Errors.E053.format(path=src, pipes=", ".join(nlp.pipe_names)))
     return write_shipped(nlp, dest, name=name.split("_", 1)[1] if name.startswith(f"{nlp.lang}_") else name,
@@ -251,5 +307,6 @@ def load_pipeline(path: PathLike, **kwargs):
     import spacy_punctgen.parsing.kbest  # noqa: F401  (registers punctgen_kbest)
 
     config = upgrade_config(util.load_config(path / "config.cfg", interpolate=False))
-    nlp = util.load_model_from_config(config, meta=util.get_model_meta(path), **kwargs)
-    return nlp.from_disk(path, exclude=kwargs.get("exclude", []))
+    nlp = util.load_model_from_config(config, meta=naming_damaged_file(path, lambda: util.get_model_meta(path)),
+                                      **kwargs)
+    return naming_damaged_file(path, lambda: nlp.from_disk(path, exclude=kwargs.get("exclude", [])))

@@ -779,8 +779,10 @@ def _load_pipeline(name: str, model: Optional[str], mode: str):
     UD parse (E001, E002)."""
     import spacy
 
+    from spacy_punctgen.api.load import read_pipeline
+
     try:
-        nlp = spacy.load(name)
+        nlp = read_pipeline(name)  # a damaged file of a saved folder named (E022)
     except (OSError, ValueError) as err:
         raise ValueError(Errors.E079.format(name=name, err=err)) from None
     if "punctgen" in nlp.pipe_names and model is None:

@@ -1,8 +1,10 @@
 """``punctgen correct``: propose corrected punctuation for punctuated text (docs/correction.md).
 
-* A CoNLL-U file (``*.conllu``): every kept sentence with its own tree (the file's gold trees);
-  the output is one line per sentence, the words with the corrected punctuation
-  (:func:`spacy_punctgen.decode.correct.correct_sentences`).
+* A CoNLL-U file (``*.conllu``): every sentence with its own tree (the file's gold trees), in order;
+  the output is one line per sentence: its sent_id (``_`` where it has none), a tab, and its text (the
+  FORMs spaced as SpaceAfter says) with the corrected punctuation
+  (:func:`spacy_punctgen.pipeline.correct.correct_ud_sentences`: words that punctuation heads are
+  reattached as in parsed text; a sentence with no word comes out as it is).
 * A text file (one paragraph per line, or stdin): each line is parsed by ``--parser``, a spaCy pipeline
   with a UD parser of *punctuated* text, and corrected by
   :func:`spacy_punctgen.pipeline.correct.correct_docs`; the output is ``doc._.corrected_text``
@@ -11,7 +13,8 @@
 ``--noise`` reads a noise model written by the ``correct-eval`` workflow command (rates fitted on
 damaged dev data); by default the noise model has the damage generator's rates.  ``--paper-model``
 corrects by the paper's method instead (a correction model written by ``correct-train``).  ``--json`` adds every
-changed slot.
+changed slot (for CoNLL-U: its sentence's sent_id and 1-based number in the file) and, for CoNLL-U, how many
+sentences had punctuation heading words (``punct_heads_reattached``).
 """
 from __future__ import annotations
 
@@ -21,7 +24,6 @@ from pathlib import Path
 from spacy_punctgen.cli import check_output_file, command, emit_lines
 from spacy_punctgen.cli.restore import load_parser_pipeline, read_lines
 from spacy_punctgen.decode.correct import SlotNoise, correct
-from spacy_punctgen.decode.render import render_text
 from spacy_punctgen.errors import Errors
 from spacy_punctgen.model.correction import CorrectionModel
 
@@ -52,20 +54,27 @@ def _noise(path):
 
 
 def _correct_conllu(model, path: str, noise, cmodel=None):
-    from spacy_punctgen.data.preprocess import preprocess_file
+    from spacy_punctgen.data.conllu import read_conllu
+    from spacy_punctgen.data.preprocess import detect_quote_xpos, is_punct
+    from spacy_punctgen.pipeline.correct import correct_ud_sentences
 
     if not Path(path).is_file():
         raise FileNotFoundError(Errors.E618.format(path=path))
-    sents, _ = preprocess_file(path)
-    if not sents:
+    uds = read_conllu(path)
+    if not any(not is_punct(u, d) for ud in uds for u, d in zip(ud.upos, ud.deprels)):
         raise ValueError(Errors.E834.format(path=path))
+    results = correct_ud_sentences(model, uds, noise, detect_quote_xpos(path, uds), cmodel)
     out, changes = [], []
-    for s, ch in zip(sents, correct(model, sents, "noise" if cmodel is None else "paper", noise, cmodel)):
-        space = "" if s.text is not None and " " not in s.text.strip() else " "
-        out.append(render_text(s.words, [space] * (len(s.words) - 1) + [""], [c.surface for c in ch]))
-        changes += [{"sent_id": s.sent_id, "slot": i, "observed": list(c.observed), "corrected": list(c.surface),
-                     "prob": round(c.prob, 6)} for i, c in enumerate(ch) if c.surface != c.observed]
-    return out, changes, len(sents)
+    for k, (ud, res) in enumerate(zip(uds, results), 1):
+        out.append(f"{ud.sent_id if ud.sent_id is not None else '_'}\t{res['corrected_text'].rstrip()}")
+        changes += [{"sent_id": ud.sent_id, "sentence": k, "slot": e["slot"], "observed": list(e["observed"]),
+                     "corrected": list(e["surface"]), "prob": round(e["prob"], 6)}
+                    for e in res["corrected_punct"] if e["surface"] != e["observed"]]
+    reattached = 0  # sentences with words in which punctuation heads a token (training omits them)
+    for ud in uds:
+        punct = [is_punct(u, d) for u, d in zip(ud.upos, ud.deprels)]
+        reattached += not all(punct) and any(h > 0 and punct[h - 1] for h in ud.heads)
+    return out, changes, len(uds), reattached
 
 
 def _correct_text(model, args, noise, cmodel=None):
@@ -98,11 +107,13 @@ def correct_cli(args) -> dict:
     noise = _noise(args.noise)
     cmodel = CorrectionModel.from_disk(args.paper_model) if args.paper_model is not None else None
     model = PunctModel.from_disk(args.model if args.model is not None else default_model_path(args.lang))
+    reattached = None
     if args.input != "-" and args.input.endswith(".conllu"):
-        texts, changes, n = _correct_conllu(model, args.input, noise, cmodel)
+        texts, changes, n, reattached = _correct_conllu(model, args.input, noise, cmodel)
     else:
         texts, changes, n = _correct_text(model, args, noise, cmodel)
     result = {"sentences": n, "changes": changes, "n_changes": len(changes), "noise": noise.to_dict(),
+              **({"punct_heads_reattached": reattached} if reattached is not None else {}),
               "method": "noise" if cmodel is None else "paper",
               "paper_model": str(args.paper_model) if cmodel is not None else None}
     return emit_lines(result, texts, args.output, f"{len(texts)} lines ({len(changes)} changed slots)")

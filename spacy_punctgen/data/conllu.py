@@ -8,7 +8,7 @@ blocks ourselves and let ``conllu`` parse each line.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterator, List, Optional, Tuple, Union
 
@@ -35,6 +35,8 @@ class UDSentence:
     text: Optional[str] = None
     path: str = ""
     line: int = 0  # 1-based line of the sentence's first line (comment or token)
+    #: the multiword tokens (``3-4  du``): (first word, last word, FORM), 1-based word ids
+    multiword: List[Tuple[int, int, str]] = field(default_factory=list)
 
     def __len__(self) -> int:
         return len(self.forms)
@@ -124,7 +126,7 @@ def _parse_block(path: Path, block: List[Tuple[int, str]]) -> Optional[UDSentenc
         tid = tok["id"]
         if isinstance(tid, tuple):
             if tid[1] == "-":
-                ranges[tid[2]] = (tid[0], _space_after(tok["misc"]))
+                ranges[tid[2]] = (tid[0], _space_after(tok["misc"]), tok["form"])
             continue  # empty node (5.1) or MWT range (3-4)
         if tid is None:
             raise ValueError(Errors.E506.format(path=path, lineno=lineno))
@@ -143,7 +145,7 @@ def _parse_block(path: Path, block: List[Tuple[int, str]]) -> Optional[UDSentenc
     heads = [tok["head"] for _, tok in words]
     _check_acyclic(heads, path, words)
     space = [_space_after(tok["misc"]) for _, tok in words]
-    for last, (first, sa) in ranges.items():
+    for last, (first, sa, _) in ranges.items():
         if not 1 <= first <= last <= n:
             raise ValueError(Errors.E510.format(where=where, first=first, last=last, n=n))
         for k in range(first, last):
@@ -161,6 +163,7 @@ def _parse_block(path: Path, block: List[Tuple[int, str]]) -> Optional[UDSentenc
         text=meta.get("text"),
         path=str(path),
         line=block[0][0],
+        multiword=[(first, last, form) for last, (first, _, form) in sorted(ranges.items())],
     )
 
 

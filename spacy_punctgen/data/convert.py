@@ -213,7 +213,7 @@ def convert_file(
                     counts["written"] += 1
                     counts["words"] += len(ud.forms)
                     continue
-                ps, reason = preprocess_sentence(ud, quote_xpos)
+                ps, reason = preprocess_sentence(ud, quote_xpos, gold_tags=True)
                 if reason == OMIT_NONLEAF:
                     counts["omitted_nonleaf"] += 1
                 elif reason == OMIT_EMPTY:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Dict, Iterable, List, Optional, Set, Tuple, Union
+from typing import Dict, FrozenSet, Iterable, List, Optional, Set, Tuple, Union
 
 from spacy_punctgen.data.conllu import UDSentence, iter_conllu
 from spacy_punctgen.data.trees import forest, lift_nonprojective
@@ -20,6 +20,12 @@ OMIT_NONLEAF = "nonleaf"
 OMIT_EMPTY = "empty"
 _XPOS_OPEN, _XPOS_CLOSE = "``", "''"
 _DIRECTED = {'"': ("\u201c", "\u201d"), "'": ("\u2018", "\u2019")}  # “ ” and ‘ ’
+#: Each directed quote's straight form (“ ” -> ", ‘ ’ -> '): how a text typed with straight
+#: quotes writes the marks the model's inventory holds directed.
+STRAIGHT_FORM = {directed: straight for straight, pair in _DIRECTED.items() for directed in pair}
+#: Marks after which a quote written close up still opens: ``("Hi`` (brackets, directed openers).
+_OPENERS = frozenset({"(", "[", "{", "\u201c", "\u2018", "\u00ab", "\u2039", "\u00bf", "\u00a1",
+                      "-LRB-", "-LSB-", "-LCB-"})
 
 
 @dataclass
@@ -35,6 +41,11 @@ class PunctSentence:
     sent_id: Optional[str] = None
     text: Optional[str] = None
     nonprojective: bool = False
+    #: restoration only: one flag per slot, whether its ``slots`` entry is what the text has
+    #: there (marks the user wrote, or a gap inside a token that can take none); the decoders
+    #: condition the other slots on those (decode/evidence.py). None: no slot is (the decoders
+    #: ignore ``slots``)
+    observed: Optional[Tuple[bool, ...]] = None
 
     def __len__(self) -> int:
         return len(self.words)
@@ -100,32 +111,91 @@ def is_abbreviation(form: str) -> bool:
     return len(form) > 1 and form.endswith(".") and form.strip(".") != ""
 
 
-def quote_directions(ud: UDSentence, punct: List[bool], use_xpos: bool) -> Dict[int, bool]:
+def _quote_by_position(ud: UDSentence, punct: List[bool], i: int, decided: Dict[int, bool]
+                       ) -> Optional[bool]:
+    """The direction the text's spacing gives the quote at ``i``, or None where it does not tell.
+
+    A quote written close up to what follows it and not to what precedes it opens (``, "but``,
+    ``("I``); one written close up to what precedes it and not to what follows closes (``know," she``,
+    ``no".``). Close up to a bracket or opener before it (or a quote ``decided`` opening) counts as
+    free on the left; close up to a mark after it other than an opener or a straight quote
+    counts as free on the right.
+    """
+    n = len(ud.forms)
+    after_opener = i > 0 and (ud.forms[i - 1] in _OPENERS or decided.get(i - 1) is True)
+    tied_left = i > 0 and not ud.space_after[i - 1] and not after_opener
+    tied_right = (i + 1 < n and not ud.space_after[i]
+                  and not (punct[i + 1] and ud.forms[i + 1] not in _OPENERS and ud.forms[i + 1] not in _DIRECTED))
+    if tied_left != tied_right:
+        return tied_right
+    return None
+
+
+def quote_directions(ud: UDSentence, punct: List[bool], use_xpos: bool, tags_first: bool = False) -> Dict[int, bool]:
     """Map each straight-quote punctuation token (0-based) to True (opening) / False (closing).
 
-    Order of evidence: PTB XPOS (trusted only when ``use_xpos``, i.e. English EWT);
-    else the same-character quote dependents of one head, paired in order when
-    there is an even number of them; else spacing: a quote opens if preceded by
-    a space (or the sentence start), followed by no space and not the last token.
+    Order of evidence (docs/model.md §1): the spacing, where the quote is written close up on
+    one side only (:func:`_quote_by_position`; it is what the writer typed, and it corrects
+    EWT's few wrong quote tags and a tagger's guesses alike); then PTB XPOS (trusted only when
+    ``use_xpos``, i.e. English EWT); then the undecided same-character quote dependents of one
+    head, paired in order when there is an even number of them; then a quote with no word after
+    it in the sentence closes and one with no word before it opens; then alternation within the
+    sentence: an undecided quote closes when the last quote of its character opened.
+    ``tags_first``: the XPOS tags go before the spacing (a treebank's gold tags, as the shipped
+    models were trained on them; a tagger's guesses at run time go after it).
     """
     quotes = [i for i, f in enumerate(ud.forms) if punct[i] and f in _DIRECTED]
     result: Dict[int, bool] = {}
+    for i in quotes:
+        tagged = use_xpos and ud.xpos[i] in (_XPOS_OPEN, _XPOS_CLOSE)
+        by_position = None if tagged and tags_first else _quote_by_position(ud, punct, i, result)
+        if by_position is not None:
+            result[i] = by_position
+        elif tagged:
+            result[i] = ud.xpos[i] == _XPOS_OPEN
     groups: Dict[Tuple[int, str], List[int]] = {}
     for i in quotes:
-        if use_xpos and ud.xpos[i] in (_XPOS_OPEN, _XPOS_CLOSE):
-            result[i] = ud.xpos[i] == _XPOS_OPEN
-        else:
+        if i not in result:
             groups.setdefault((ud.heads[i], ud.forms[i]), []).append(i)
-    last = len(ud.forms) - 1
     for members in groups.values():
         if len(members) % 2 == 0:
             for k, i in enumerate(members):
                 result[i] = k % 2 == 0
-        else:
-            for i in members:
-                spaced_before = i == 0 or ud.space_after[i - 1]
-                result[i] = spaced_before and not ud.space_after[i] and i < last
+    words = [i for i, p in enumerate(punct) if not p]
+    for i in quotes:
+        if i not in result:
+            word_before, word_after = bool(words) and words[0] < i, bool(words) and words[-1] > i
+            if word_before != word_after:
+                result[i] = word_after
+    last_opened: Dict[str, bool] = {}
+    for i in quotes:
+        if i not in result:
+            result[i] = not last_opened.get(ud.forms[i], False)
+        last_opened[ud.forms[i]] = result[i]
     return result
+
+
+def straight_quotes(text: str, context: str = "") -> FrozenSet[str]:
+    """The quotation marks (``"``, ``'``) that ``text`` writes straight, so that marks written into
+    it keep its style: those it writes straight more often than directed. Where ``text`` holds
+    neither form of a mark, ``context`` (e.g. the whole document) decides; where that holds
+    neither either, the mark stays directed."""
+    out = set()
+    for straight, pair in _DIRECTED.items():
+        for source in (text, context):
+            n_straight = source.count(straight)
+            n_directed = sum(source.count(c) for c in pair)
+            if n_straight or n_directed:
+                if n_straight > n_directed:
+                    out.add(straight)
+                break
+    return frozenset(out)
+
+
+def quote_style(marks: Iterable[str], straight: FrozenSet[str]) -> Tuple[str, ...]:
+    """``marks`` with each directed quote whose straight form is in ``straight``
+    (:func:`straight_quotes`) written straight."""
+    return tuple(STRAIGHT_FORM[m] if m in STRAIGHT_FORM and STRAIGHT_FORM[m] in straight else m for m in marks)
 
 
 def _projectivize(heads: List[int]) -> List[int]:
@@ -147,9 +217,10 @@ def _projectivize(heads: List[int]) -> List[int]:
 
 
 def preprocess_sentence(
-    ud: UDSentence, quote_xpos: bool = False, split_abbreviations: bool = True
+    ud: UDSentence, quote_xpos: bool = False, split_abbreviations: bool = True, gold_tags: bool = False
 ) -> Tuple[Optional[PunctSentence], Optional[str]]:
     """Return ``(sentence, None)`` or ``(None, reason)`` with reason ``"empty"`` / ``"nonleaf"``.
+    ``gold_tags``: the XPOS tags are a treebank's (trusted before the spacing, :func:`quote_directions`).
 
     An all-punctuation sentence counts as "empty" even if its punctuation heads punctuation.
     ``split_abbreviations=False`` is for trees that are already depunctuated (e.g. a
@@ -162,7 +233,7 @@ def preprocess_sentence(
         return None, OMIT_EMPTY
     if any(h > 0 and punct[h - 1] for h in ud.heads):
         return None, OMIT_NONLEAF
-    directions = quote_directions(ud, punct, quote_xpos)
+    directions = quote_directions(ud, punct, quote_xpos, tags_first=gold_tags)
     new_index = {}
     words: List[str] = []
     slots: List[List[str]] = [[]]
@@ -236,7 +307,7 @@ def preprocess_sentences(
         stats.words += len(ud.forms)
         stats.punct_tokens += sum(u == "PUNCT" for u in ud.upos)
         stats.removed_tokens += sum(is_punct(u, d) for u, d in zip(ud.upos, ud.deprels))
-        sent, reason = preprocess_sentence(ud, quote_xpos)
+        sent, reason = preprocess_sentence(ud, quote_xpos, gold_tags=True)
         if reason == OMIT_EMPTY:
             stats.omitted_empty += 1
         elif reason == OMIT_NONLEAF:

@@ -119,7 +119,7 @@ def convert_stream_file(
     quote_xpos = detect_quote_xpos(sources[0], sentences)
     kept: List[PunctSentence] = []
     for i in pool:
-        ps, reason = preprocess_sentence(sentences[i], quote_xpos)
+        ps, reason = preprocess_sentence(sentences[i], quote_xpos, gold_tags=True)
         if reason is None:
             kept.append(ps)
     if not kept:

@@ -28,6 +28,7 @@ from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
+from spacy_punctgen.decode.evidence import evidence_weights
 from spacy_punctgen.decode.risk import SlotChoice
 from spacy_punctgen.errors import Errors
 from spacy_punctgen.inference.kernels import slot_mbr
@@ -277,7 +278,7 @@ def _run(prior_sets, grammar, phi, r2l: bool, prune: float, beam: int, candidate
         raise ValueError(Errors.E179.format(name="symbols", what=f"{grammar.n_symbols} names",
                                             value=f"{len(symbols)} names"))
     prior_sets = [list(ts) for ts in prior_sets]
-    weights = _check_weights(prior_sets, weights)
+    weights = _check_weights(prior_sets, evidence_weights(prior_sets, weights))
     if weights is not None:  # trees of weight 0 are not read at all
         kept = [[j for j, x in enumerate(w) if x > 0] for w in weights]
         prior_sets = [[ts[j] for j in keep] for ts, keep in zip(prior_sets, kept)]

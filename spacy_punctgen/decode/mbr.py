@@ -35,6 +35,7 @@ from spacy_punctgen.data.preprocess import PunctSentence
 from spacy_punctgen.decode.marginal import (EXACT_BEAM, EXACT_CANDIDATES, EXACT_EXPAND, EXACT_PRUNE,  # noqa: F401
                                             EXACT_RESCALE, EXACT_SUPPORT_MIN, EXACT_WIDE, RESTORE_PRUNE,
                                             marginal_slot_choices, marginal_slot_distributions)
+from spacy_punctgen.decode.evidence import evidence_weights
 from spacy_punctgen.decode.priors import Channel, Prior, mixture_priors, sentence_priors
 from spacy_punctgen.decode.risk import (SlotChoice, Surface, check_empty_weight, edit_matrix,  # noqa: F401
                                         mbr_index, risk_weights)
@@ -61,8 +62,10 @@ def _decode_sampled(model, priors: Sequence[Prior], channel: Channel, method: st
                     rngs: Sequence[np.random.Generator]) -> List[SlotChoice]:
     """``"slot"`` or ``"sample"`` under the uniform mixture of the trees' ``p(x | T_k)`` (one tree:
     plain MBR): ``n_samples`` draws split evenly over the trees, pooled per slot."""
+    weights = evidence_weights([priors], None)  # the trees reweighted by the text's own marks, if any
+    split = allocation(n_samples, len(priors), None if weights is None else weights[0])
     slots = pool_samples([sample_slots(prior, model.grammar, channel, m, rng)
-                          for prior, m, rng in zip(priors, allocation(n_samples, len(priors)), rngs) if m > 0])
+                          for prior, m, rng in zip(priors, split, rngs) if m > 0])
     N = float(n_samples)
     if method == "slot":
         picks = slot_picks(slots)

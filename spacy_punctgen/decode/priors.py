@@ -15,6 +15,7 @@ import numpy as np
 from spacy_punctgen.data.preprocess import PunctSentence
 from spacy_punctgen.data.trees import tree_structure
 from spacy_punctgen.data.underlying import slot_parts
+from spacy_punctgen.decode.evidence import condition_on_marks, has_evidence
 from spacy_punctgen.errors import Errors
 from spacy_punctgen.features.templates import SURFACE_TEMPLATES
 
@@ -36,7 +37,11 @@ def channel_for(model) -> Channel:
 
 class Prior:
     """p(T'|T) of one sentence: every node's pairs and probabilities, and which node
-    halves make up each slot's underlying string, in order."""
+    halves make up each slot's underlying string, in order.  Conditioned on the marks a text
+    has (:mod:`.evidence`), the probabilities are the posterior ``p(l, r | x_O, T)`` and
+    ``log_evidence`` is ``log p(x_O | T)``; None: not conditioned."""
+
+    log_evidence: Optional[float] = None
 
     def __init__(self, pairs: List[np.ndarray], probs: List[np.ndarray], first: Sequence[int],
                  last: Sequence[int]):
@@ -94,7 +99,9 @@ def check_trees(trees: Sequence[PunctSentence], k: int) -> None:
 
 
 def mixture_priors(model, tree_sets: Sequence[Sequence[PunctSentence]]) -> Tuple[List[List[Prior]], Channel]:
-    """The priors of every tree, grouped by sentence (one batched ATTACH pass over all trees)."""
+    """The priors of every tree, grouped by sentence (one batched ATTACH pass over all trees);
+    a sentence with ``observed`` slots gets its priors conditioned on them
+    (:func:`.evidence.condition_on_marks`)."""
     tree_sets = [list(ts) for ts in tree_sets]
     for k, ts in enumerate(tree_sets):
         check_trees(ts, k)
@@ -103,4 +110,6 @@ def mixture_priors(model, tree_sets: Sequence[Sequence[PunctSentence]]) -> Tuple
     for ts in tree_sets:
         out.append(flat[a:a + len(ts)])
         a += len(ts)
+    if any(has_evidence(ts[0]) for ts in tree_sets):
+        out = condition_on_marks(model, tree_sets, out, channel.phi)
     return out, channel

@@ -18,7 +18,7 @@ What is chosen among the draws is :mod:`.sample_choice`'s.
 """
 from __future__ import annotations
 
-from typing import Dict, List, NamedTuple, Sequence, Tuple
+from typing import Dict, List, NamedTuple, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -392,8 +392,16 @@ def pool_samples(per_tree: Sequence[List[SlotSamples]]) -> List[SlotSamples]:
     return out
 
 
-def allocation(n_samples: int, k: int) -> List[int]:
+def allocation(n_samples: int, k: int, weights: Optional[Sequence[float]] = None) -> List[int]:
     """Stratified draws of a uniform mixture of ``k`` trees: ``n_samples`` split as evenly as
-    possible, the first trees taking the remainder."""
-    q, r = divmod(int(n_samples), k)
-    return [q + (j < r) for j in range(k)]
+    possible, the first trees taking the remainder; with ``weights`` (>= 0, not all 0), in
+    proportion to them (largest remainders, ties to the first trees)."""
+    if weights is None:
+        q, r = divmod(int(n_samples), k)
+        return [q + (j < r) for j in range(k)]
+    w = np.asarray(weights, dtype=np.float64)
+    share = int(n_samples) * w / w.sum()
+    out = np.floor(share).astype(np.int64)
+    rest = int(n_samples) - int(out.sum())
+    out[np.argsort(-(share - out), kind="stable")[:rest]] += 1
+    return [int(v) for v in out]

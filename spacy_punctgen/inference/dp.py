@@ -77,6 +77,10 @@ class Lattice:
     # them (the Cython core does not bounds-check)
     max_symbol: int = 0
     max_puncteme: int = 0
+    # uint8 per slot: 1 where the surface is not observed (restoration conditioned on the marks a
+    # text has, decode/evidence.py): any half may land there and the slot weighs 1 whatever
+    # crosses it; None: every slot observed (analysis, training)
+    free: Optional[np.ndarray] = None
 
     @property
     def n_candidates(self) -> int:
@@ -102,15 +106,23 @@ def build_lattice(grammar: Grammar, heads: Sequence[int], slot_syms: Sequence[Se
 
 def build_lattice_tables(grammar: Grammar, heads: Sequence[int], slot_syms: Sequence[Sequence[int]],
                          rel_ids: np.ndarray, tab_ptr: np.ndarray, tab_pairs: np.ndarray,
-                         structure: Optional[tuple] = None) -> Lattice:
+                         structure: Optional[tuple] = None, free: Optional[Sequence[bool]] = None) -> Lattice:
     """:func:`build_lattice` with node ``w``'s candidates given as rows
     ``tab_ptr[r]:tab_ptr[r + 1]`` of ``tab_pairs`` (int64 ``[T, 2]``), ``r = rel_ids[w]``: the
     form :meth:`PunctModel.prepare` has them in (one table per relation), compiled in one pass
     (``_dp.compile_lattice``; it runs for every sentence analysed).  ``structure``: the
-    :func:`tree_structure` of ``heads`` when the caller has it.  Equal, array for array, to
+    :func:`tree_structure` of ``heads`` when the caller has it.  ``free`` (one bool per slot, or
+    None): the slots whose surface is not observed (:attr:`Lattice.free`; their ``slot_syms`` are
+    not read, but slot 0's must still start with ``^``).  Equal, array for array, to
     :func:`build_lattice` of the per-node arrays; bad input takes that function's checked path,
     which raises the same errors."""
     n = len(heads)
+    if free is not None:
+        free = np.asarray(free, dtype=bool).astype(np.uint8)
+        if free.shape != (n + 1,):
+            raise ValueError(Errors.E190.format(n=n + 1, got=free.size))
+        if not free.any():
+            free = None
     ok = n and len(slot_syms) == n + 1 and len(slot_syms[0]) and int(slot_syms[0][0]) == BOS \
         and len(rel_ids) == n
     if ok and structure is None:
@@ -126,16 +138,16 @@ def build_lattice_tables(grammar: Grammar, heads: Sequence[int], slot_syms: Sequ
                                      grammar.n_symbols, len(grammar.punctemes),
                                      np.ascontiguousarray(rel_ids, dtype=np.int64),
                                      np.ascontiguousarray(tab_ptr, dtype=np.int64),
-                                     np.ascontiguousarray(tab_pairs, dtype=np.int64).reshape(-1, 2))
+                                     np.ascontiguousarray(tab_pairs, dtype=np.int64).reshape(-1, 2), free)
         if fields is not None:
             return Lattice(n=n, **fields)
     rel_ids = np.asarray(rel_ids, dtype=np.int64)
     return _build_lattice_checked(grammar, heads, slot_syms,
-                                  [tab_pairs[tab_ptr[r]:tab_ptr[r + 1]] for r in rel_ids.tolist()])
+                                  [tab_pairs[tab_ptr[r]:tab_ptr[r + 1]] for r in rel_ids.tolist()], free)
 
 
 def _build_lattice_checked(grammar: Grammar, heads: Sequence[int], slot_syms: Sequence[Sequence[int]],
-                           node_cands: Sequence[np.ndarray]) -> Lattice:
+                           node_cands: Sequence[np.ndarray], free: Optional[np.ndarray] = None) -> Lattice:
     """:func:`build_lattice` in Python, checking every input (the path of bad input: it names
     the fault; on good input its arrays equal ``_dp.compile_lattice``'s)."""
     n = len(heads)
@@ -180,7 +192,9 @@ def _build_lattice_checked(grammar: Grammar, heads: Sequence[int], slot_syms: Se
     lens_a = np.asarray(lens, dtype=np.int64)
     first_a, last_a = np.asarray(first, dtype=np.int64), np.asarray(last, dtype=np.int64)
     # a non-empty half must land on a non-empty surface slot (the channel never inserts)
-    ok = ~((lens_a[first_a][node] == 0) & (allc[:, 0] != 0)) & ~((lens_a[last_a + 1][node] == 0) & (allc[:, 1] != 0))
+    # (or on a free slot)
+    empty = (lens_a == 0) if free is None else (lens_a == 0) & (free == 0)
+    ok = ~(empty[first_a][node] & (allc[:, 0] != 0)) & ~(empty[last_a + 1][node] & (allc[:, 1] != 0))
     allc, node, rows = allc[ok], node[ok], rows[ok]
 
     def i32(v):
@@ -200,6 +214,7 @@ def _build_lattice_checked(grammar: Grammar, heads: Sequence[int], slot_syms: Se
         x_ptr_r=x_ptr.copy(),
         x_sym_r=x_sym_r,
         max_symbol=max(flat) if flat else 0,
+        free=free,
         **_candidate_fields(n, n_pm, allc, node, rows),
     )
 
@@ -230,7 +245,7 @@ def restrict_lattice(lat: Lattice, keep: np.ndarray, n_punctemes: int) -> Lattic
     i32 = [np.ascontiguousarray(a, dtype=np.int32) for a in (lat.cand_l, lat.cand_r, lat.cand_node, lat.cand_row)]
     return Lattice(n=lat.n, first=lat.first, last=lat.last, kid_ptr=lat.kid_ptr, kids=lat.kids, nleft=lat.nleft,
                    order=lat.order, roots=lat.roots, x_ptr=lat.x_ptr, x_sym=lat.x_sym, x_ptr_r=lat.x_ptr_r,
-                   x_sym_r=lat.x_sym_r, max_symbol=lat.max_symbol,
+                   x_sym_r=lat.x_sym_r, max_symbol=lat.max_symbol, free=lat.free,
                    **_dp.restrict_candidates(lat.n, int(n_punctemes), *i32, np.ascontiguousarray(keep).view(np.uint8)))
 
 
@@ -304,6 +319,19 @@ def log_prob(lat: Lattice, grammar: Grammar, cand_p, phi, r2l: bool, phi_checked
     if not phi_checked:
         phi = check_phi(grammar, phi)
     return float(_dp.run_dp(lat, grammar, p, phi, bool(r2l), "sum", False, False)[0])
+
+
+def posterior_marginals(lat: Lattice, grammar: Grammar, cand_p, phi, r2l: bool) -> Tuple[float, np.ndarray]:
+    """log p(x_O | T), the probability of the observed slots' surfaces (the others free:
+    :attr:`Lattice.free`), and every candidate's posterior marginal given them, without the edit
+    counts: what restoration conditioned on a text's own marks needs."""
+    p = _check_p(lat, cand_p)
+    _check_grammar(lat, grammar)
+    if lat.n_candidates == 0:
+        return -np.inf, np.zeros(0)
+    phi = check_phi(grammar, phi)
+    logZ, mu, _, _, _ = _dp.run_dp(lat, grammar, p, phi, bool(r2l), "sum", True, False)
+    return float(logZ), mu
 
 
 def viterbi(lat: Lattice, grammar: Grammar, cand_p, phi, r2l: bool,

@@ -175,7 +175,9 @@ class PunctModel:
 
         ``smoothed``: for evaluation with ``smooth_delta > 0``, each node's candidates are
         ``W_d`` plus the smoothing pairs (see :meth:`smoothing_pairs`).  ``tilt=False``: the
-        tilt (only the training objective reads it) is left None.
+        tilt (only the training objective reads it) is left None.  A sentence with ``observed``
+        flags (restoration conditioned on the marks a text has) gets a lattice whose other slots
+        are free (:attr:`~spacy_punctgen.inference.dp.Lattice.free`).
         """
         inv = self.inventory
         heads = list(sentence.heads)
@@ -191,7 +193,10 @@ class PunctModel:
         slot_syms = [(0, *map(sym, sentence.slots[0]))]
         slot_syms += [tuple(map(sym, sl)) if sl else () for sl in sentence.slots[1:]]
         rt = self._rel_arrays(smoothed)
-        lat = build_lattice_tables(self.grammar, heads, slot_syms, rel_ids, rt.tab_ptr, rt.tab_pairs, structure)
+        # restoration conditioned on a text's own marks: the slots it did not write are free
+        free = None if sentence.observed is None else [not o for o in sentence.observed]
+        lat = build_lattice_tables(self.grammar, heads, slot_syms, rel_ids, rt.tab_ptr, rt.tab_pairs, structure,
+                                   free)
         tilt_arr = np.zeros(lat.n_candidates, dtype=np.float64) if tilt else None
         extra = share = None
         if lat.n_candidates and (tilt or smoothed):

@@ -102,6 +102,7 @@ without ``model/`` raises E013 (unless ``model`` is excluded).
 """
 from __future__ import annotations
 
+import math
 import threading
 import warnings
 from pathlib import Path
@@ -155,6 +156,28 @@ def _int_setting(name: str, value, low: int, high: Optional[int]) -> int:
     return int(value)
 
 
+#: the number settings whose range a non-finite value is told (E023); any other number in the
+#: component's config (``model_settings``' included) must be finite too
+FLOAT_SETTINGS = {
+    "restore_empty_weight": " above 0 (1: minimum expected edit distance; below 1: more marks)",
+    "lexical_weight": " >= 0, or None (0: punctgen alone; None: the weight chosen on dev)",
+}
+
+
+def check_finite_settings(config: Dict[str, Any], prefix: str = "") -> None:
+    """E023 naming the setting for a nan or infinite number anywhere in a ``punctgen`` config
+    (``model_settings`` and lists included). Why: spaCy refuses such a config before the factory
+    runs, with its E961, which names neither the setting nor the value."""
+    for key, value in config.items():
+        name = f"{prefix}{key}"
+        if isinstance(value, dict):
+            check_finite_settings(value, prefix=f"{name}.")
+            continue
+        for item in value if isinstance(value, (list, tuple)) else [value]:
+            if isinstance(item, (float, np.floating)) and not math.isfinite(item):
+                raise ValueError(Errors.E023.format(name=name, allowed=FLOAT_SETTINGS.get(name, ""), value=item))
+
+
 def _choice_setting(name: str, value, allowed) -> Any:
     if value not in allowed:
         raise ValueError(Errors.E008.format(name=name, allowed=list(allowed), value=value))
@@ -184,6 +207,22 @@ def load_punct_model(path: Path):
         return PunctModel.from_disk(path)
     except (OSError, ValueError) as err:
         raise ValueError(Errors.E004.format(path=path, reason=err)) from None
+
+
+def read_saved_cfg(component_dir: Path, cfg_file: Path) -> Dict[str, Any]:
+    """The settings a saved component wrote to ``cfg_file`` (a JSON object); E021 naming the
+    file and what is wrong with it when it is not one (truncated, overwritten, not UTF-8)."""
+    try:
+        saved = srsly.read_json(cfg_file)
+    except UnicodeDecodeError as err:
+        reason = f"not UTF-8 text: {err}"
+    except ValueError as err:  # srsly's JSON decoder: truncated or not JSON at all
+        reason = f"not valid JSON: {err}"
+    else:
+        if isinstance(saved, dict):
+            return saved
+        reason = f"a JSON {type(saved).__name__}, not an object of settings"
+    raise ValueError(Errors.E021.format(path=component_dir, file=cfg_file, reason=reason))
 
 
 def load_lexical_expert(path: Path):
@@ -533,7 +572,7 @@ class PunctGen(TrainablePipe):
 
         def load_cfg(p: Path) -> None:
             if p.exists():  # absent in pipelines saved before the settings were serialised
-                self._restore_cfg(srsly.read_json(p))
+                self._restore_cfg(read_saved_cfg(path, p))
 
         def load_model(p: Path) -> None:
             if not p.is_dir():

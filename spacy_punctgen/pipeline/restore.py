@@ -25,6 +25,7 @@ any) and the restored marks placed by the one policy of :mod:`spacy_punctgen.dec
 """
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass
 from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple
 
@@ -177,8 +178,12 @@ def restore_parsed_docs(model, docs: List[Any], settings: RestoreSettings, quote
         tree_sets.extend(sets)
         weights.extend(probs)
         weighting = kbest_weighting(doc) or weighting
-    for ps in (t for ts in tree_sets for t in ts):
-        ps.slots = [()] * len(ps.slots)  # the model decodes every slot; the text's own marks are kept below
+    # the slots the text fixes are evidence (decode/evidence.py); the others are decoded given them
+    masks = [m for doc, doc_sents in zip(docs, sents)
+             for m in observed_slots(doc, [wt for _, _, wt in doc_sents], settings.repunctuate)]
+    for ts, mask in zip(tree_sets, masks):
+        for ps in ts:
+            ps.observed = mask
     lexical, lexical_weight = lexical_setting(model, settings)
     evidence = None if lexical is None else [
         q for doc_sents in sents for q in lexical.sentence_evidence([ps for _, ps, _ in doc_sents])]
@@ -217,35 +222,18 @@ def slot_insertions(doc, sentence_ids: Sequence[int], decoded: Sequence[Tuple[Li
 
     Returns the entries of ``doc._.restored_punct``, the insertions ``(offset, text)`` in
     ``doc.text`` (sorted, stable), and the deletions."""
-    unspaced = doc.lang_ in UNSPACED_LANGS
     text = doc.text
-    order = [w for wt, _ in decoded for w in wt]
-    nxt = {w: (order[k + 1] if k + 1 < len(order) else len(doc)) for k, w in enumerate(order)}
-    prv = {w: (order[k - 1] if k else -1) for k, w in enumerate(order)}
-    first = order[0] if order else len(doc)
     entries: List[dict] = []
     insertions: List[list] = []  # [offset, side, entry, marks]
     deletions: List[Tuple[int, int]] = []
-    deleted = set()
+    gaps = _slot_gaps(doc, text, [wt for wt, _ in decoded], repunctuate, deletions)
     for si, (wt, choices) in zip(sentence_ids, decoded):
-        n = len(wt)
         for i, choice in enumerate(choices):
-            a = wt[i - 1] if i else prv[wt[0]]
-            b = wt[i] if i < n else nxt[wt[-1]] if n else first
-            start, stop, marks, free = _gap(doc, text, a, b, unspaced)
-            observed = tuple(t.text for t in marks)
-            if marks and repunctuate:
-                edge = [t for t in marks if _at_token_edge(text, t)]
-                if len(edge) == len(marks) and free:
-                    for t in marks:
-                        if t.i not in deleted:
-                            deleted.add(t.i)
-                            deletions.append((t.idx, t.idx + len(t.text)))
-                    marks, observed = [], ()
+            a, b, start, stop, marks, free = next(gaps)
             prev_word = doc[a].text if a >= 0 else None
             entry = {"sentence": si, "slot": i, "after": wt[i - 1] if i else None}
             if marks or not free:
-                entries.append({**entry, "surface": observed, "prob": 1.0, "fixed": True})
+                entries.append({**entry, "surface": tuple(t.text for t in marks), "prob": 1.0, "fixed": True})
                 continue
             written = gap_marks(prev_word, choice.surface)
             k = 0
@@ -266,6 +254,42 @@ def slot_insertions(doc, sentence_ids: Sequence[int], decoded: Sequence[Tuple[Li
     insertions.sort(key=lambda x: (x[0], x[1]))  # stable: slots in order at one offset
     _balance(text, insertions, entries)
     return entries, [(off, "".join(marks)) for off, _, _, marks in insertions if marks], sorted(deletions)
+
+
+def _slot_gaps(doc, text: str, word_lists: Sequence[Sequence[int]], repunctuate: bool,
+               deletions: Optional[List[Tuple[int, int]]] = None) -> Iterable[tuple]:
+    """Per slot of each sentence (its word tokens ``word_lists[k]``), in order: the word tokens
+    around its gap (``a``, ``b``), the gap's offsets in ``text``, the mark tokens it keeps and
+    whether marks may be inserted there (:func:`_gap`). With ``repunctuate`` the marks at the
+    edges of whitespace-separated tokens are not kept, and their spans are appended to
+    ``deletions`` (once each)."""
+    unspaced = doc.lang_ in UNSPACED_LANGS
+    order = [w for wt in word_lists for w in wt]
+    nxt = {w: (order[k + 1] if k + 1 < len(order) else len(doc)) for k, w in enumerate(order)}
+    prv = {w: (order[k - 1] if k else -1) for k, w in enumerate(order)}
+    first = order[0] if order else len(doc)
+    deleted = set()
+    for wt in word_lists:
+        n = len(wt)
+        for i in range(n + 1):
+            a = wt[i - 1] if i else prv[wt[0]]
+            b = wt[i] if i < n else nxt[wt[-1]] if n else first
+            start, stop, marks, free = _gap(doc, text, a, b, unspaced)
+            if marks and repunctuate and free and all(_at_token_edge(text, t) for t in marks):
+                for t in marks:
+                    if t.i not in deleted and deletions is not None:
+                        deleted.add(t.i)
+                        deletions.append((t.idx, t.idx + len(t.text)))
+                marks = []
+            yield a, b, start, stop, marks, free
+
+
+def observed_slots(doc, word_lists: Sequence[Sequence[int]], repunctuate: bool = False) -> List[Tuple[bool, ...]]:
+    """Per sentence, per slot: whether the text fixes it (its gap keeps marks the user wrote, or
+    is inside a token and can take none): the slots restoration conditions the others on."""
+    gaps = _slot_gaps(doc, doc.text, word_lists, repunctuate)
+    return [tuple(bool(marks) or not free for _, _, _, _, marks, free in itertools.islice(gaps, len(wt) + 1))
+            for wt in word_lists]
 
 
 #: paired marks: an inserted closer needs an opener before it, an inserted opener a closer after it

@@ -16,7 +16,7 @@ from typing import Dict, List, Sequence, Tuple
 import numpy as np
 
 from spacy_punctgen.inference.dp import Grammar, Lattice
-from spacy_punctgen.model.channel import EDITS, apply_edit, channel_prob  # noqa: F401  (channel_prob: part of this API)
+from spacy_punctgen.model.channel import EDITS, apply_edit, channel_distribution, channel_prob  # noqa: F401
 from spacy_punctgen.data.underlying import underlying_sequences
 
 
@@ -27,8 +27,11 @@ def underlying_slots(heads: Sequence[int], choice: Sequence[Tuple[int, int]], gr
     return slots
 
 
-def brute_force(grammar: Grammar, heads, slot_syms, node_cands, node_p, phi, r2l):
+def brute_force(grammar: Grammar, heads, slot_syms, node_cands, node_p, phi, r2l, free=None):
     """Enumerate all T'. node_cands[w]: (c,2) pairs; node_p[w]: their probabilities.
+    ``free`` (a bool per slot, or None): slots whose surface is not observed; each weighs the
+    sum of ``p(x | u)`` over every surface ``x`` the channel makes of its ``u``, enumerated (in
+    ``best`` too: the best derivation is over the underlying tree and the observed slots' edits).
 
     Returns dict with Z, marginals (list of arrays per node), best (max of joint
     derivation probability) and best_choice (row per node).
@@ -47,7 +50,11 @@ def brute_force(grammar: Grammar, heads, slot_syms, node_cands, node_p, phi, r2l
             continue
         us = underlying_slots(heads, choice, grammar)
         lik, lik_max = 1.0, 1.0
-        for u, x in zip(us, slot_syms):
+        for i, (u, x) in enumerate(zip(us, slot_syms)):
+            if free is not None and free[i]:
+                lik *= sum(channel_distribution(u, phi, r2l).values())
+                lik_max *= sum(channel_distribution(u, phi, r2l).values())  # summed out in max mode too
+                continue
             lik *= channel_prob(u, x, phi, r2l)
             lik_max *= channel_prob(u, x, phi, r2l, use_max=True)
             if lik == 0.0:

@@ -26,9 +26,20 @@ word written in lowercase changes only where the model's probability for its pre
 is at least ``cased_threshold`` (0.9). Sentence starts found by the restoration are
 capitalised in both (a word already capitalised stays).
 
+Two kinds of word keep their written case whatever the model predicts. A *hesitation* written
+in lowercase (:data:`HESITATIONS`: ``um``, ``uh``, ``er``, ``hmm``, ...) stays lowercase
+except at a sentence start: these filled pauses are among the commonest words of the speech
+transcripts a truecaser is for, yet EWT's web text has almost none (``um`` never occurs in
+train; ``uh`` three times, twice as an emphatic ``UH UH``), so the model reads them as short
+acronyms (``um`` -> ``UM`` at p = 0.99). A *verbatim* chunk (:func:`verbatim_tokens`: an
+e-mail address, URL or file path, by spaCy's ``like_email`` / ``like_url`` or an ``@``,
+``://``, ``www.``, ``\\`` or a path's slashes) keeps every character as written, sentence
+start included: its case is part of what it names.
+
 Writes ``token._.truecase`` (the cased form, sentence start included), ``token._.case_label``
-(the predicted class) and ``doc._.truecased_text`` (the Doc's text with those forms); after a
-``punctgen`` component in restore mode it also re-cases ``doc._.restored_text``.
+(the class the model predicted; the form follows it except as above) and
+``doc._.truecased_text`` (the Doc's text with those forms); after a ``punctgen`` component in
+restore mode it also re-cases ``doc._.restored_text``.
 
 The training data (:func:`truecase_docs`) are UD sentences as the restoration pipeline sees
 them: punctuation dropped (``is_punct``), the abbreviation dot split off, words lowercased;
@@ -64,6 +75,16 @@ SENTENCE_FINAL = frozenset({".", "?", "!", "…", "...", "?!", "!?"})
 _CLOSING = frozenset({'"', "'", "”", "’", ")", "]", "}", "»", "“", "‘", "(", "[", "{", "«"})
 DEFAULT_THRESHOLD = 0.9
 SCORER = "spacy_punctgen.truecase_scorer.v1"
+#: filled pauses (hesitations) and the backchannels spelled like them: the closed class of
+#: transcription conventions (LDC's filled pauses ah, eh, er, hm, mm, uh, um, with the spellings
+#: erm, hmm, mhm, mmm, uhm and the backchannels uh-huh, uh-uh, mm-hmm). Written in lowercase,
+#: they stay so except at a sentence start; the training text has too few to teach it.
+HESITATIONS = frozenset({"ah", "eh", "er", "erm", "hm", "hmm", "mhm", "mm", "mm-hmm", "mmm", "uh", "uh-huh",
+                         "uh-uh", "uhm", "um"})
+#: characters that only an address, URL or file path holds inside one whitespace-separated chunk
+_VERBATIM_MARKS = ("@", "://", "www.", "\\", ":/")
+#: how a file path starts (``/usr/bin``, ``~/notes``, ``./run.sh``, ``../data``)
+_PATH_STARTS = ("/", "~/", "./", "../")
 
 DEFAULT_MODEL = """
 [model]
@@ -142,6 +163,36 @@ def apply_case(word: str, label: str) -> str:
     if label.lower() == word.lower():
         return label
     return apply_case(word, fallback_class(label))
+
+
+def is_verbatim(chunk: str, tokens: Sequence[Token] = ()) -> bool:
+    """Whether a whitespace-separated chunk of the input is an e-mail address, URL or file
+    path, whose case is part of what it names: one of its ``tokens`` is ``like_email`` or
+    ``like_url`` (spaCy's lexical attributes: ``john.smith@example.com``, ``www.x.org``,
+    ``report.doc``), or the chunk holds an ``@``, ``://``, ``www.``, a backslash or ``:/``, or
+    it is a path (starts with ``/``, ``~/``, ``./``, ``../`` or has two slashes or more; one
+    slash, as in ``and/or``, is not enough)."""
+    if any(t.like_email or t.like_url for t in tokens):
+        return True
+    if any(mark in chunk for mark in _VERBATIM_MARKS):
+        return True
+    return (chunk.startswith(_PATH_STARTS) and len(chunk) > 1) or chunk.count("/") >= 2
+
+
+def verbatim_tokens(doc: Doc) -> List[int]:
+    """The indices of the tokens of ``doc`` inside a verbatim chunk (:func:`is_verbatim`): the
+    chunk is the whitespace-separated piece of text, so an address the tokenizer split (or one
+    with a written full stop after it) is judged whole."""
+    out: List[int] = []
+    chunk: List[Token] = []
+    for tok in doc:
+        if not tok.is_space:
+            chunk.append(tok)
+        if chunk and (tok.is_space or tok.whitespace_ or tok.i == len(doc) - 1):
+            if is_verbatim("".join(t.text for t in chunk), chunk):
+                out.extend(t.i for t in chunk)
+            chunk = []
+    return out
 
 
 def capitalize_start(form: str) -> str:
@@ -317,6 +368,7 @@ class TrueCaser(Tagger):
         for doc, (ix, ids, probs) in zip(docs, preds):
             words = [doc[i] for i in ix]
             cased_input = any(c.isupper() for t in words for c in t.text)
+            verbatim = set(verbatim_tokens(doc))
             forms = {}
             for tok, k, p in zip(words, ids.tolist(), probs.tolist()):
                 label = labels[k]
@@ -324,6 +376,8 @@ class TrueCaser(Tagger):
                 form = apply_case(tok.text, label)
                 if cased_input and (p < self.cased_threshold or tok.text != tok.text.lower()):
                     form = tok.text  # cased input: only confident capitals are added
+                if tok.i in verbatim or tok.text in HESITATIONS:
+                    form = tok.text  # see the module docstring
                 forms[tok.i] = form
             restored = doc._.restored_punct if Doc.has_extension("restored_punct") else None
             if restored is not None:
@@ -331,7 +385,8 @@ class TrueCaser(Tagger):
             else:
                 starts = _written_starts(doc, ix)
             for i in starts:  # (a restored word the model did not read, e.g. "&", keeps its text)
-                forms[i] = capitalize_start(forms.get(i, doc[i].text))
+                if i not in verbatim:  # an address starting a sentence stays as written
+                    forms[i] = capitalize_start(forms.get(i, doc[i].text))
             for tok in doc:
                 form = forms.get(tok.i, tok.text)
                 # case changes only: a form that is not the token's text in another case is not taken

@@ -56,18 +56,19 @@ def test_is_abbreviation(form, expected):
     assert is_abbreviation(form) is expected
 
 
-def test_ewt_style_xpos_quote_beats_position(en):
-    # '("' : the quote follows "(" with no space, so spacing alone would say "closing"
+def test_ewt_style_xpos_quote_agrees_with_position(en):
+    # '("' : the quote follows "(" with no space and is written close up to "I": it opens
     s = en[0]["en-2-mwt-quote"]
     assert s.words == ["I", "ca", "n't"]
     assert s.slots == [("(", LQ), (), (), (".",)]
     assert en[0]["en-7-quoted"].slots == [(), (), (LQ,), (".", RQ)]
 
 
-def test_without_xpos_the_same_quote_falls_back_to_position():
+def test_without_xpos_the_same_quote_opens_by_position():
+    # close up to an opening bracket on its left counts as free: the spacing alone says "opening"
     ud = {s.sent_id: s for s in read_conllu(EN)}["en-2-mwt-quote"]
     s, _ = preprocess_sentence(ud, quote_xpos=False)
-    assert s.slots[0] == ("(", RQ)
+    assert s.slots[0] == ("(", LQ)
 
 
 def test_quote_xpos_detection():
