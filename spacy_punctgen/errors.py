@@ -96,7 +96,6 @@ class Errors:
     E077 = ("[E077] No such input file: {path} (its name looks like a file's; to render a literal text, pass "
             "the text itself)")
     E079 = "[E079] Cannot load the spaCy pipeline {name!r}: {err}"
-    E080 = "[E080] sentence {text!r}: cannot make one word per token ({reason})"
     E096 = "[E096] no sample transcript ships for language {lang!r} ({path} not found)"
     E097 = "[E097] k (trees per sentence from the parser's beam) must be an integer from 1 to 1024, not {k!r}"
     E098 = "[E098] the pipeline has no component named 'parser' (it has {pipes}): k-best trees need a spaCy parser"

@@ -1,7 +1,6 @@
-"""Restoration of parsed Docs: the component's ``mode="restore"``, and ``punctgen restore`` of
-parsed CoNLL-U (paper §6.1).
+"""Restoration of parsed Docs: the component's ``mode="restore"`` (paper §6.1).
 
-The component's path (:func:`restore_docs_in_place`): each sentence's slots are decoded from
+Each sentence's slots are decoded from
 its tree or trees (:mod:`spacy_punctgen.decode`), and the restored text is the Doc's own text
 with marks *inserted* (:func:`slot_insertions`), so that every character the user wrote stays,
 in order: marks go only into the gaps between whitespace-separated tokens (before the
@@ -9,19 +8,6 @@ whitespace, openers after it), a gap that already holds a mark keeps it and gets
 and a gap inside a token (``credit's``, ``2013-2014``, ``🍕🍺``) gets nothing. Languages
 written without spaces between words (:data:`UNSPACED_LANGS`) take marks between any two
 words.
-
-The CoNLL-U path (:func:`restore_docs`):
-
-Each input line (a sentence or a paragraph) is parsed by a spaCy pipeline whose
-dependency parser was trained on *depunctuated* UD trees (the ``spacy project``
-workflow's ``train-parser``), every parsed sentence becomes a
-:class:`PunctSentence` like a treebank sentence (:mod:`doc_convert`), and
-:mod:`decode` chooses its punctuation by minimum Bayes risk.
-
-Every token of the input counts as a word, even one the tagger calls ``PUNCT``
-(the text is assumed unpunctuated; dropping a word the tagger got wrong would
-lose text).  Output: the tokens' own texts with the Doc's spacing (one space where it had
-any) and the restored marks placed by the one policy of :mod:`spacy_punctgen.decode.render`.
 """
 from __future__ import annotations
 
@@ -29,11 +15,8 @@ import itertools
 from dataclasses import dataclass
 from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple
 
-from spacy_punctgen.data.parsed import as_words
 from spacy_punctgen.decode.mbr import SlotChoice, check_empty_weight, restore_mixtures, restore_sentence, restore_sentences
-from spacy_punctgen.decode.render import DASHES, OPENING, gap_marks, render_text
-from spacy_punctgen.data.preprocess import PunctSentence, preprocess_sentence
-from spacy_punctgen.errors import Errors
+from spacy_punctgen.decode.render import DASHES, OPENING, gap_marks
 from spacy_punctgen.formats.insertions import token_spans
 from spacy_punctgen.decode.lexical import restore_with_lexical
 from spacy_punctgen.decode.mixture import restore_weighted_mixtures
@@ -55,50 +38,6 @@ class RestoreSettings:
     empty_weight: float = 1.0
     repunctuate: bool = False
     lexical_weight: Optional[float] = None  # the lexical expert's (None: its own; 0: not used)
-
-
-
-def restoration_inputs(doc) -> List[Tuple[PunctSentence, List[str], List[str]]]:
-    """Each sentence of a parsed Doc as the model sees it (a :class:`PunctSentence`, every
-    token a word, an abbreviation's dot split off as in training), with the tokens' own texts
-    (which the rendered text keeps character for character) and the whitespace after each
-    (one space or none)."""
-    from spacy_punctgen.pipeline.doc_convert import check_doc, span_to_ud
-
-    check_doc(doc)
-    out = []
-    for k, sent in enumerate(doc.sents):
-        ud, _ = span_to_ud(sent)
-        if not ud.forms:  # whitespace only
-            continue
-        ud = as_words(ud)
-        ud.sent_id = str(k)
-        ps, reason = preprocess_sentence(ud)
-        if ps is None or len(ps.words) != len(ud.forms):
-            raise ValueError(Errors.E080.format(text=sent.text, reason=reason))
-        out.append((ps, list(ud.forms), [" " if sa else "" for sa in ud.space_after]))
-    return out
-
-
-def restore_docs(model, docs: Iterable, method: str = "marginal", n_samples: int = 1000,
-                 seed: int = 0, empty_weight: float = 1.0) -> List[Tuple[str, List[List[SlotChoice]]]]:
-    """Punctuated text of each parsed Doc, with the slot choices of its sentences
-    (``empty_weight``: :func:`spacy_punctgen.decode.mbr.risk_weights`)."""
-    docs = list(docs)
-    per_doc = [restoration_inputs(doc) for doc in docs]
-    flat = [ps for sents in per_doc for ps, _, _ in sents]
-    choices = restore_sentences(model, flat, method=method, n_samples=n_samples, seed=seed, empty_weight=empty_weight)
-    out, k = [], 0
-    for sents in per_doc:
-        text, chs = [], []
-        for ps, forms, spaces in sents:
-            ch = choices[k]
-            k += 1
-            text.append(render_text(forms, spaces, [c.surface for c in ch]))
-            chs.append(ch)
-        out.append(("".join(text), chs))
-    return out
-
 
 
 

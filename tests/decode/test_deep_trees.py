@@ -83,15 +83,16 @@ def test_1000_word_chain_marginal_in_bounded_memory(r2l):
     assert peak < 100 * MB, peak / MB
 
 
-def test_restore_docs_on_a_1000_word_chain(l2r):
-    from spacy_punctgen.pipeline.restore import restore_docs
+def test_restoring_a_parsed_1000_word_chain(l2r):
+    from spacy_punctgen.pipeline.restore import RestoreSettings, apply_edits, restore_parsed_docs
 
     n = 1000
     words = [f"w{i}" for i in range(n)]
     doc = Doc(Vocab(), words=words, heads=[0] + list(range(n - 1)), deps=["ROOT"] + ["conj"] * (n - 1),
               pos=["NOUN"] * n)
-    (text, (choices,)), peak = _peak(lambda: restore_docs(l2r, [doc])[0])
-    assert len(choices) == n + 1
+    (got,), peak = _peak(lambda: restore_parsed_docs(l2r, [doc], RestoreSettings(), quote_xpos=False))
+    assert len(got["restored_punct"]) == n + 1
+    text = apply_edits(doc.text, got["insertions"], got["deletions"])
     assert all(w in text for w in words[-5:])
     assert peak < 250 * MB, peak / MB
 

@@ -4,16 +4,13 @@ from pathlib import Path
 
 import pytest
 import spacy
-from spacy.tokens import Doc
 
 from spacy_punctgen.cli import main
 from spacy_punctgen.data.convert import convert_file
 from spacy_punctgen.data.preprocess import preprocess_file
-from spacy_punctgen.decode.mbr import restore_sentences
 from spacy_punctgen.decode.render import render_text
 from spacy_punctgen.evaluation.metrics import edit_distance
 from spacy_punctgen.evaluation.predictions import read_predictions
-from spacy_punctgen.pipeline.restore import restore_docs
 from spacy_punctgen.training.train import TrainConfig, train_model
 
 SAMPLE = Path(__file__).resolve().parents[2] / "assets" / "sample"
@@ -53,31 +50,6 @@ def test_render_text_attaches_marks(words, spaces, slots, text):
 def test_render_text_checks_the_slot_count():
     with pytest.raises(ValueError, match="slots"):
         render_text(["a"], [""], [()])
-
-
-def test_restore_docs_with_gold_heads(model_dir):
-    from spacy_punctgen.model.punct_model import PunctModel
-
-    model = PunctModel.from_disk(model_dir)
-    nlp = spacy.blank("en")
-    gold, _ = preprocess_file(TEST)
-    docs = []
-    for s in gold[:6]:
-        heads = [h if h >= 0 else i for i, h in enumerate(s.heads)]
-        deps = ["ROOT" if h < 0 else d for h, d in zip(s.heads, s.deprels)]
-        docs.append(Doc(nlp.vocab, words=s.words, heads=heads, deps=deps, pos=s.upos,
-                        sent_starts=[True] + [False] * (len(s.words) - 1)))
-    out = restore_docs(model, docs, method="slot", n_samples=200, seed=1)
-    direct = restore_sentences(model, gold[:6], method="slot", n_samples=200, seed=1)
-    marks = {t for t in model.inventory.symbols} | {"."}
-    for (text, chs), s, d in zip(out, gold, direct):
-        assert chs == [d]  # same tree, same stream: same choices as decoding the treebank sentence
-        # removing the inserted marks gives back the words with their spacing
-        stripped = text
-        for sl in [c.surface for c in chs[0]]:
-            for m in sl:
-                stripped = stripped.replace("." if m == "ABBR." else m, "", 1) if m in marks else stripped
-        assert stripped.split() == s.words
 
 
 def test_restore_cli_end_to_end(model_dir, parser_dir, tmp_path, capsys):
