@@ -32,6 +32,13 @@ marginal ``p(x_i | T)`` with the same pruning, then the per-slot MBR choice.
   distance over tokens; ties: the earlier candidate), the empty string's ``p(s)`` times
   ``empty_weight`` (1: the expected edit distance; below 1, a missed mark costs more than a
   spurious one, for F1 rather than edit distance).
+* Class factors (a product of experts, ``spacy_punctgen/decode/lexical.py``): a group whose
+  ``g_apply`` is set multiplies, after the ranking, each string's probability by its row of
+  ``g_factor`` at the string's class (the class of the string's symbol of least ``sym_rank``,
+  ``sym_class`` of it; a string without symbols: ``empty_class``), scales the products back to the
+  marginal's mass (``Σp / Σp·f``; where ``Σp·f`` is not positive the marginal is kept), and ranks
+  them again by that probability, equals in their old order; support, candidates, MBR and the
+  reported probability are then those of the product (with ``marginals``: the product itself).
 
 The mathematics is mbr's; floating-point sums are taken in another order, so probabilities agree
 to about 1e-15 (relative) and choices are equal unless two candidates' risks tie to that precision.
@@ -54,6 +61,8 @@ from libcpp.functional cimport greater
 from cpython.ref cimport Py_INCREF
 from cpython.tuple cimport PyTuple_New, PyTuple_SET_ITEM
 
+import numpy as np
+
 from spacy_punctgen.errors import Errors
 
 cdef enum:
@@ -74,6 +83,7 @@ cdef extern from *:
     """
     uint64_t GOLDEN "SLOT_MBR_GOLDEN"
 cdef uint64_t LOW32 = <uint64_t>0xFFFFFFFFULL
+cdef int32_t INT32_BIG = 0x7FFFFFFF
 
 
 # ----------------------------------------------------------------------------- tables
@@ -304,9 +314,20 @@ cdef cppclass Work:
     double support_min
     double empty_weight   # the empty string's weight in the risk (1: expected edit distance)
     const double* g_weight  # per g_unit entry: its tree's weight in the group's mixture (NULL: 1/K each)
+    const double* g_factor  # per group: n_class class factors (NULL: none) ...
+    const uint8_t* g_apply  # ... and whether they apply to it
+    const int32_t* sym_rank # per symbol: its rank, and the class of a string whose least-ranked
+    const int32_t* sym_class  # symbol it is (the first of equals)
+    int32_t empty_class     # the class of a string without symbols
+    int n_class
+    vector[double] lw       # _product's scratch: the ranked strings' p·f, their new order
+    vector[pair[double, int]] lorder
+    vector[int] lranked
 
     __init__():
         this.g_weight = NULL
+        this.g_factor = NULL
+        this.g_apply = NULL
         _t_init(&this.tt1)
         _t_init(&this.tt2)
         _t_init(&this.trie)
@@ -856,6 +877,49 @@ cdef int _lev(Work* W, int i, int j) noexcept nogil:
     return W.row[lb]
 
 
+cdef inline int32_t _class_of(const int32_t* sym, int64_t lo, int64_t hi, const int32_t* rank,
+                              const int32_t* cls, int32_t empty) noexcept nogil:
+    """The class of the string ``sym[lo:hi]``: ``cls`` of its least-ranked symbol (the first of
+    equals), ``empty`` where it has none."""
+    cdef int32_t c = empty, r, best = INT32_BIG
+    cdef int64_t s
+    for s in range(lo, hi):
+        r = rank[sym[s]]
+        if r < best:
+            best = r
+            c = cls[sym[s]]
+    return c
+
+
+cdef void _product(Work* W, Table* marg, const double* f) noexcept nogil:
+    """The product with the class factors ``f``: ``p'_j = p_j·f[class_j]`` scaled back to the
+    marginal's mass (``Σp / Σp·f``; where ``Σp·f`` is not positive, ``p`` is kept), written over
+    ``marg.vals``, and ``W.ranked`` re-ranked by ``p'`` descending, equals in their old order."""
+    cdef int n = marg.n, t, j
+    cdef double w, total = 0.0, mass = 0.0, scale
+    W.lw.resize(n)
+    for t in range(n):  # in ranked order, as the Python reference sums
+        j = W.ranked[t]
+        w = marg.vals[j] * f[_class_of(W.buf.data(), W.soff[j], W.soff[j + 1], W.sym_rank, W.sym_class,
+                                       W.empty_class)]
+        W.lw[t] = w
+        total += w
+        mass += marg.vals[j]
+    if not total > 0.0:
+        return
+    scale = mass / total
+    W.lorder.resize(n)
+    for t in range(n):
+        W.lorder[t] = pair[double, int](-(W.lw[t] * scale), t)
+    sort(W.lorder.begin(), W.lorder.end())  # (-p', old rank): a stable order by p'
+    W.lranked.resize(n)
+    for t in range(n):
+        j = W.ranked[W.lorder[t].second]
+        W.lranked[t] = j
+        marg.vals[j] = -W.lorder[t].first
+    W.ranked.swap(W.lranked)
+
+
 cdef int _group(Work* W, const int64_t* g_ptr, const int64_t* g_unit, int64_t g, bint marginals) noexcept nogil:
     """One output slot: its (mixture) marginal, then the MBR string (or every string with
     ``marginals``), appended to ``out_*``."""
@@ -949,6 +1013,8 @@ cdef int _group(Work* W, const int64_t* g_ptr, const int64_t* g_unit, int64_t g,
                 s -= 1
             W.ranked[s + 1] = c
         i0 = i1
+    if W.g_factor != NULL and W.g_apply[g] != 0:  # the product with the group's class factors
+        _product(W, marg, W.g_factor + g * W.n_class)
     if marginals:
         for t in range(n):
             j = W.ranked[t]
@@ -1018,6 +1084,26 @@ cdef tuple _surface(const int32_t* sym, int64_t lo, int64_t hi, list names):
     return t
 
 
+def surface_classes(const int32_t[::1] sym, const int64_t[::1] ptr, const int32_t[::1] sym_rank,
+                    const int32_t[::1] sym_class, int32_t empty_class):
+    """The class ``slot_mbr``'s class factors read for each string ``sym[ptr[i]:ptr[i+1]]`` (symbol
+    ids), as an int32 array: what the tests compare with ``mark_class``.  Raises ValueError (E189)
+    for inconsistent arrays."""
+    cdef Py_ssize_t S = sym_rank.shape[0], n = ptr.shape[0] - 1, i
+    _check_ptr(ptr, "ptr", sym.shape[0], False)
+    if sym_class.shape[0] != S:
+        raise _bad(f"sym_rank has {S} entries, sym_class {sym_class.shape[0]}")
+    for i in range(sym.shape[0]):
+        if not (0 <= sym[i] < S):
+            raise _bad(f"symbol {i} is {sym[i]}, outside 0..{S - 1}")
+    out = np.zeros(n if n > 0 else 0, dtype=np.int32)
+    cdef int32_t[::1] o = out
+    for i in range(n):
+        o[i] = _class_of(&sym[0] if sym.shape[0] > 0 else NULL, ptr[i], ptr[i + 1], &sym_rank[0] if S > 0 else NULL,
+                         &sym_class[0] if S > 0 else NULL, empty_class)
+    return out
+
+
 def slot_mbr(const int64_t[::1] s_ptr, const int64_t[::1] g_ptr, const int64_t[::1] g_unit,
              const int64_t[::1] u_ptr, const uint8_t[::1] u_slot0, const int64_t[::1] part_half,
              const int64_t[::1] node_ptr, const int64_t[:, ::1] pairs, const double[::1] pair_p,
@@ -1025,7 +1111,9 @@ def slot_mbr(const int64_t[::1] s_ptr, const int64_t[::1] g_ptr, const int64_t[:
              int bos, double prune, int64_t beam, int64_t n_cand, double support_min,
              bint marginals=False, object symbols=None, object factory=None, int64_t k_offset=0,
              int64_t expand=0, int64_t wide=0, double rescale=0.0, double empty_weight=1.0,
-             const double[::1] g_weight=None):
+             const double[::1] g_weight=None, const double[:, ::1] g_factor=None,
+             const uint8_t[::1] g_apply=None, const int32_t[::1] sym_rank=None,
+             const int32_t[::1] sym_class=None, int32_t empty_class=0):
     """Per-slot MBR choices (or, with ``marginals``, the whole slot marginals) of every slot of
     every sentence; layout and semantics: the module docstring.
 
@@ -1034,7 +1122,10 @@ def slot_mbr(const int64_t[::1] s_ptr, const int64_t[::1] g_ptr, const int64_t[:
     prob}`` in ranked order; ``surface`` is a tuple of symbol ids, or of ``symbols[id]``.
     ``expand``/``wide``/``rescale``: mbr's ``EXACT_EXPAND``/``EXACT_WIDE``/``EXACT_RESCALE``
     (0: no cap, no rescaling).  ``g_weight`` (one per ``g_unit`` entry, each group's summing to 1):
-    the trees' weights in the mixture instead of ``1/K`` each.  Raises ValueError: E189 for inconsistent arrays, E180 for a slot
+    the trees' weights in the mixture instead of ``1/K`` each.  ``g_factor`` (``(G, C)``, finite,
+    >= 0), ``g_apply`` (``(G,)``), ``sym_rank``, ``sym_class`` (``(S,)``, classes in ``0..C-1``) and
+    ``empty_class``, all or none: the class factors of each group where ``g_apply`` is set (the
+    module docstring, "Class factors").  Raises ValueError: E189 for inconsistent arrays, E180 for a slot
     without any surface string, E181 where the channel moves or deletes ``^`` (sentences numbered
     from ``k_offset`` in these messages); MemoryError where an allocation fails."""
     cdef int64_t n_sent = s_ptr.shape[0] - 1, G = g_ptr.shape[0] - 1, U = u_ptr.shape[0] - 1
@@ -1042,6 +1133,8 @@ def slot_mbr(const int64_t[::1] s_ptr, const int64_t[::1] g_ptr, const int64_t[:
     cdef int64_t P = part_half.shape[0]
     cdef int64_t j, g, k, e, status = OK, bad_g = -1
     cdef int S = <int>phi.shape[0]
+    cdef int n_given
+    cdef Py_ssize_t C = 0
     cdef Work W
     cdef list names, row, out
     cdef dict dct
@@ -1076,6 +1169,25 @@ def slot_mbr(const int64_t[::1] s_ptr, const int64_t[::1] g_ptr, const int64_t[:
         for j in range(g_weight.shape[0]):
             if not (g_weight[j] >= 0.0 and isfinite(g_weight[j])):
                 raise _bad(f"g_weight[{j}] = {g_weight[j]}")
+    n_given = (g_factor is not None) + (g_apply is not None) + (sym_rank is not None) + (sym_class is not None)
+    if n_given not in (0, 4):
+        raise _bad("g_factor, g_apply, sym_rank and sym_class go together")
+    if n_given:
+        C = g_factor.shape[1]
+        if g_factor.shape[0] != G or C < 1 or g_apply.shape[0] != G:
+            raise _bad(f"g_factor has shape ({g_factor.shape[0]}, {C}), g_apply {g_apply.shape[0]} entries "
+                       f"for {G} groups")
+        if sym_rank.shape[0] != S or sym_class.shape[0] != S:
+            raise _bad(f"sym_rank has {sym_rank.shape[0]} entries, sym_class {sym_class.shape[0]}, for {S} symbols")
+        if not (0 <= empty_class < C):
+            raise _bad(f"empty_class = {empty_class}, outside 0..{C - 1}")
+        for j in range(S):
+            if not (0 <= sym_class[j] < C):
+                raise _bad(f"sym_class[{j}] = {sym_class[j]}, outside 0..{C - 1}")
+        for g in range(G):
+            for j in range(C):
+                if not (g_factor[g, j] >= 0.0 and isfinite(g_factor[g, j])):
+                    raise _bad(f"g_factor[{g}, {j}] = {g_factor[g, j]}")
     for g in range(G):
         for j in range(g_ptr[g] + 1, g_ptr[g + 1]):
             if u_slot0[g_unit[j]] != u_slot0[g_unit[g_ptr[g]]]:
@@ -1135,6 +1247,13 @@ def slot_mbr(const int64_t[::1] s_ptr, const int64_t[::1] g_ptr, const int64_t[:
     W.support_min = support_min
     W.empty_weight = empty_weight
     W.g_weight = &g_weight[0] if g_weight is not None and g_weight.shape[0] > 0 else NULL
+    if n_given and G > 0:
+        W.g_factor = &g_factor[0, 0]
+        W.g_apply = &g_apply[0]
+        W.sym_rank = &sym_rank[0]
+        W.sym_class = &sym_class[0]
+        W.empty_class = empty_class
+        W.n_class = <int>C
     W.out_ptr.push_back(0)
     W.g_out.push_back(0)
     with nogil:

@@ -15,21 +15,32 @@ and picks the string of least expected edit distance under ``p'`` as the ``"marg
 decoder does (the same candidates, support and empty weight; ``weight = 0`` or a ``q`` that
 is the same for every class gives exactly its choices). Slot 0 has no word before it and
 keeps ``p``.
+
+:func:`restore_with_lexical` is one call of the compiled decoder (``cython_ext/slot_mbr.pyx``,
+"Class factors"): each slot's row of factors ``(q / π) ** weight`` (:func:`class_factors`) and
+every symbol's rank and class (:func:`string_classes`, from which it computes each string's
+:func:`mark_class`) go in, the choices come out. :func:`lexical_choices` is the same product and
+MBR in Python over :func:`slot_distributions`: the weight choice on dev reads one set of
+distributions for every weight with it, and the tests compare the compiled product against it.
 """
 from __future__ import annotations
 
+import functools
 import math
 from typing import Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
-from spacy_punctgen.decode.marginal import EXACT_CANDIDATES, EXACT_SUPPORT_MIN, RESTORE_PRUNE, marginal_slot_distributions
+from spacy_punctgen.decode.marginal import (EXACT_CANDIDATES, EXACT_SUPPORT_MIN, RESTORE_PRUNE, StringClasses,
+                                            marginal_slot_choices, marginal_slot_distributions)
 from spacy_punctgen.decode.priors import mixture_priors
 from spacy_punctgen.decode.risk import SlotChoice, Surface, edit_distance, expected_distances
 from spacy_punctgen.errors import Errors
 from spacy_punctgen.model.lexical import CLASSES, mark_class
 
 _CLASS_INDEX = {c: k for k, c in enumerate(CLASSES)}
+#: the rank of a symbol that decides no class (the abbreviation dot): after every mark's
+UNRANKED = 2 ** 31 - 1
 #: each string's class, remembered across sentences (bounded: cleared when full)
 _CLASS_MEMO: Dict[Surface, int] = {}
 
@@ -186,13 +197,67 @@ def slot_distributions(model, tree_sets: Sequence[Sequence[object]],
     return marginal_slot_distributions(model, prior_sets, channel, prune=RESTORE_PRUNE, weights=tree_weights)
 
 
+def _class_precedence() -> Dict[str, int]:
+    """Each mark class's rank as :func:`mark_class` decides between two marks (0: the one that wins
+    over all others): how many classes win over it, each class's name read as a mark of itself."""
+    marks = [c for c in CLASSES if c]
+    return {c: sum(mark_class((d, c)) == d for d in marks if d != c) for c in marks}
+
+
+@functools.lru_cache(maxsize=16)
+def _string_classes(symbols: Tuple[str, ...]) -> StringClasses:
+    precedence = _class_precedence()
+    classes = [mark_class((s,)) for s in symbols]
+    rank = np.array([precedence[c] if c else UNRANKED for c in classes], dtype=np.int32)
+    cls = np.array([_CLASS_INDEX[c] for c in classes], dtype=np.int32)
+    rank.setflags(write=False)
+    cls.setflags(write=False)
+    return StringClasses(rank, cls, _CLASS_INDEX[""])
+
+
+def string_classes(symbols: Sequence[str]) -> StringClasses:
+    """:func:`mark_class` as the compiled decoder computes it from the symbols of a string: each
+    symbol's own class (:func:`mark_class` of it alone) and rank (its class's precedence, the class
+    :func:`mark_class` gives two marks: ``?`` over ``!`` over ``.``, then ``,`` ``:`` ``;``, then
+    ``other``; a symbol that decides nothing, such as ``ABBR.``, ranks below all), the string's class
+    that of its least-ranked symbol, the empty class where it has none. ``symbols``: the model's
+    symbol names, by id (``model.inventory.symbols``)."""
+    return _string_classes(tuple(symbols))
+
+
+def class_factors(probs: np.ndarray, weight: float, n: int) -> np.ndarray:
+    """The ``(n + 1, len(CLASSES))`` factors of a sentence's slots ``0..n`` for the compiled
+    product: row ``i`` is ``max(q, 1e-300) ** weight`` of the evidence row ``i - 1`` (``probs``:
+    ``(n, len(CLASSES))``, E997 otherwise), divided by its largest entry (computed in logarithms:
+    the rescaling of the product undoes any row scale, and a large weight cannot overflow); row 0
+    (slot 0, no word before it) is all ones, which changes nothing."""
+    probs = np.asarray(probs, dtype=np.float64)
+    if probs.shape != (n, len(CLASSES)):
+        raise ValueError(Errors.E997.format(rows=probs.shape[0] if probs.ndim else 0,
+                                            cols=probs.shape[1] if probs.ndim > 1 else 0, n=n, c=len(CLASSES)))
+    out = np.ones((n + 1, len(CLASSES)))
+    if n:
+        log_f = weight * np.log(np.maximum(probs, 1e-300))
+        out[1:] = np.exp(log_f - log_f.max(axis=1, keepdims=True))
+    return out
+
+
 def restore_with_lexical(model, tree_sets: Sequence[Sequence[object]], lexical_probs: Sequence[Optional[np.ndarray]],
                          weight: float, empty_weight: float = 1.0,
                          tree_weights: Optional[Sequence[Sequence[float]]] = None) -> List[List[SlotChoice]]:
     """The ``"marginal"`` decoder's choices for each sentence (its trees ``tree_sets[k]``, mixed
     equally or by ``tree_weights``) with the expert's evidence ``lexical_probs[k]`` (rows for
-    slots ``1..n``; None: punctgen alone) at ``weight``."""
+    slots ``1..n``; None: punctgen alone) at ``weight``: one compiled call, the product and its MBR
+    in the kernel (:func:`lexical_choices` over :func:`slot_distributions` is its Python twin)."""
     if len(lexical_probs) != len(tree_sets):
         raise ValueError(Errors.E998.format(got=len(lexical_probs), n=len(tree_sets)))
-    dists = slot_distributions(model, tree_sets, tree_weights)
-    return [lexical_choices(d, q, weight, empty_weight) for d, q in zip(dists, lexical_probs)]
+    prior_sets, channel = mixture_priors(model, [list(ts) for ts in tree_sets])
+    factors = []
+    for q, priors in zip(lexical_probs, prior_sets):
+        if q is None or not priors:  # (no trees: the decoder says so, E178)
+            factors.append(None)
+            continue
+        f = class_factors(q, weight, int(priors[0].n))  # (shape checked even at weight 0)
+        factors.append(None if weight == 0 else f)
+    return marginal_slot_choices(model, prior_sets, channel, empty_weight, weights=tree_weights,
+                                 class_factors=factors, string_classes=string_classes(model.inventory.symbols))

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import math
 from itertools import chain
-from typing import Callable, Dict, List, Optional, Sequence, Tuple
+from typing import Callable, Dict, List, NamedTuple, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -64,11 +64,34 @@ EXACT_EXPAND = 1024
 EXACT_RESCALE = 0.5
 
 
+class StringClasses(NamedTuple):
+    """A class for every surface string, as the kernel computes it for the class factors of
+    :func:`marginal_choices`: the class of a string is ``cls[y]`` of its symbol ``y`` of least
+    ``rank[y]`` (the first of equals), ``empty`` for a string without symbols. One entry per
+    symbol of the grammar, in symbol-id order."""
+
+    rank: np.ndarray
+    cls: np.ndarray
+    empty: int
+
+
+class _ClassRows(NamedTuple):
+    """Checked class factors: per sentence its rows (each divided by its maximum) and whether
+    each applies, or None; the classes' kernel arrays."""
+
+    rows: List[Optional[np.ndarray]]
+    apply: List[Optional[np.ndarray]]
+    n_class: int
+    rank: np.ndarray
+    cls: np.ndarray
+    empty: int
+
+
 class _Flat:
     """Every array the kernel reads, for one batch of sentences (see slot_mbr.pyx)."""
 
     __slots__ = ("s_ptr", "g_ptr", "g_unit", "g_weight", "u_ptr", "u_slot0", "part_half", "node_ptr", "pairs",
-                 "pair_p")
+                 "pair_p", "g_factor", "g_apply")
 
 
 def _check_phi(grammar, phi) -> np.ndarray:
@@ -161,10 +184,79 @@ def _node_pairs(pair_list: list, prob_list: list, n_nodes: int, B: int, node_pri
     return node_ptr, pairs, probs
 
 
+def _check_class_factors(prior_sets: list, class_factors, string_classes: Optional[StringClasses],
+                         n_symbols: int) -> Optional[_ClassRows]:
+    """``class_factors`` (per sentence None or ``(n + 1, C)``, finite, >= 0) checked (E192-E194),
+    each row divided by its maximum (the product is rescaled, so a row's scale does not matter, and
+    a row of large factors cannot overflow); a row applies where it is not constant (a constant row
+    changes nothing) and not all 0 (then ``p`` is kept anyway). None stays None."""
+    if class_factors is None:
+        return None
+    class_factors = list(class_factors)
+    if len(class_factors) != len(prior_sets):
+        raise ValueError(Errors.E192.format(got=len(class_factors), n=len(prior_sets)))
+    given = [np.asarray(f, dtype=np.float64) for f in class_factors if f is not None]
+    if not given:  # nothing to multiply
+        return None
+    if string_classes is None:
+        raise ValueError(Errors.E194.format(problem="string_classes is not given"))
+    n_class = given[0].shape[1] if given[0].ndim == 2 else 0
+    rows: List[Optional[np.ndarray]] = []
+    apply: List[Optional[np.ndarray]] = []
+    for k, (f, ts) in enumerate(zip(class_factors, prior_sets)):
+        if f is None:
+            rows.append(None)
+            apply.append(None)
+            continue
+        f = np.asarray(f, dtype=np.float64)
+        if not ts:  # (no trees: _flatten says so, E178)
+            rows.append(None)
+            apply.append(None)
+            continue
+        n = int(ts[0].n)
+        if f.shape != (n + 1, n_class) or n_class < 1 or not (np.isfinite(f).all() and (f >= 0).all()):
+            raise ValueError(Errors.E193.format(k=k, shape=f.shape, slots=n + 1, c=n_class))
+        top = f.max(axis=1)
+        apply.append(((top > 0) & (f.min(axis=1) < top)).astype(np.uint8))
+        rows.append(f / np.where(top > 0, top, 1.0)[:, None])
+    rank = np.asarray(string_classes.rank).reshape(-1)
+    cls = np.asarray(string_classes.cls).reshape(-1)
+    empty = string_classes.empty
+    if len(rank) < n_symbols or len(cls) < n_symbols:
+        raise ValueError(Errors.E194.format(problem=f"{len(rank)} ranks and {len(cls)} classes for "
+                                                    f"{n_symbols} symbols"))
+    rank, cls = rank[:n_symbols], cls[:n_symbols]
+    if not (np.issubdtype(rank.dtype, np.integer) and np.issubdtype(cls.dtype, np.integer)) \
+            or isinstance(empty, bool) or not isinstance(empty, (int, np.integer)):
+        raise ValueError(Errors.E194.format(problem="ranks, classes and the empty class must be integers"))
+    if ((cls < 0) | (cls >= n_class)).any() or not 0 <= empty < n_class \
+            or ((rank < 0) | (rank > np.iinfo(np.int32).max)).any():
+        raise ValueError(Errors.E194.format(problem=f"classes must lie in 0..{n_class - 1} and ranks in 0..2**31 - 1"))
+    return _ClassRows(rows, apply, n_class, np.ascontiguousarray(rank, dtype=np.int32),
+                      np.ascontiguousarray(cls, dtype=np.int32), int(empty))
+
+
+def _class_arrays(classes: _ClassRows, slots: np.ndarray, a: int) -> Tuple[np.ndarray, np.ndarray]:
+    """``g_factor`` and ``g_apply`` of the batch of sentences from ``a`` (``slots``: per sentence
+    of it, its slots): one row per group, in group order; sentences without factors apply none."""
+    C = classes.n_class
+    factor, apply = [], []
+    for k, n_slots in enumerate(slots.tolist(), a):
+        if classes.rows[k] is None:
+            factor.append(np.ones((n_slots, C)))
+            apply.append(np.zeros(n_slots, dtype=np.uint8))
+        else:
+            factor.append(classes.rows[k])
+            apply.append(classes.apply[k])
+    return (np.ascontiguousarray(np.concatenate(factor) if factor else np.ones((0, C)), dtype=np.float64),
+            np.ascontiguousarray(np.concatenate(apply) if apply else np.zeros(0), dtype=np.uint8))
+
+
 def _flatten(prior_sets: Sequence[Sequence[object]], B: int, k0: int = 0,
-             weights: Optional[Sequence[np.ndarray]] = None) -> _Flat:
+             weights: Optional[Sequence[np.ndarray]] = None, classes: Optional[_ClassRows] = None) -> _Flat:
     """The kernel's arrays for the sentences ``prior_sets`` (numbered from ``k0`` in errors);
-    ``weights`` (per sentence, one per tree, summing to 1): ``g_weight``, else None (1/K each)."""
+    ``weights`` (per sentence, one per tree, summing to 1): ``g_weight``, else None (1/K each);
+    ``classes`` (every sentence's, checked): ``g_factor`` and ``g_apply``, else None."""
     trees: List[Tuple[int, int]] = []
     flat = []
     for k, ts in enumerate(prior_sets, k0):
@@ -235,6 +327,9 @@ def _flatten(prior_sets: Sequence[Sequence[object]], B: int, k0: int = 0,
     out.s_ptr = np.zeros(len(K) + 1, dtype=np.int64)
     np.cumsum(slots, out=out.s_ptr[1:])
     out.g_weight = None
+    out.g_factor = out.g_apply = None
+    if classes is not None:
+        out.g_factor, out.g_apply = _class_arrays(classes, slots, k0)
     if (K == 1).all():
         out.g_ptr = np.arange(len(counts) + 1, dtype=np.int64)
         out.g_unit = np.arange(len(counts), dtype=np.int64)
@@ -270,7 +365,8 @@ def _check_weights(prior_sets: list, weights) -> Optional[List[np.ndarray]]:
 
 def _run(prior_sets, grammar, phi, r2l: bool, prune: float, beam: int, candidates: int,
          support_min: float, expand: int, wide: int, rescale: float, marginals: bool, symbols, factory,
-         empty_weight: float = 1.0, weights=None) -> list:
+         empty_weight: float = 1.0, weights=None, class_factors=None,
+         string_classes: Optional[StringClasses] = None) -> list:
     _check_settings(prune, beam, candidates, support_min, expand, wide, rescale)
     phi = _check_phi(grammar, phi)
     pm_ptr, pm_sym = _puncteme_table(grammar)
@@ -283,14 +379,17 @@ def _run(prior_sets, grammar, phi, r2l: bool, prune: float, beam: int, candidate
         kept = [[j for j, x in enumerate(w) if x > 0] for w in weights]
         prior_sets = [[ts[j] for j in keep] for ts, keep in zip(prior_sets, kept)]
         weights = [w[keep] for w, keep in zip(weights, kept)]
+    classes = _check_class_factors(prior_sets, class_factors, string_classes, int(grammar.n_symbols))
     out: list = []
     for a in range(0, len(prior_sets), BATCH_SENTENCES):
         f = _flatten(prior_sets[a:a + BATCH_SENTENCES], len(pm_ptr) - 1, a,
-                     None if weights is None else weights[a:a + BATCH_SENTENCES])
+                     None if weights is None else weights[a:a + BATCH_SENTENCES], classes)
         out.extend(slot_mbr(f.s_ptr, f.g_ptr, f.g_unit, f.u_ptr, f.u_slot0, f.part_half, f.node_ptr, f.pairs,
                             f.pair_p, pm_ptr, pm_sym, phi, bool(r2l), BOS, float(prune), int(beam),
                             int(candidates), float(support_min), marginals, symbols, factory, a,
-                            int(expand), int(wide), float(rescale), float(empty_weight), f.g_weight))
+                            int(expand), int(wide), float(rescale), float(empty_weight), f.g_weight,
+                            f.g_factor, f.g_apply, None if classes is None else classes.rank,
+                            None if classes is None else classes.cls, 0 if classes is None else classes.empty))
     return out
 
 
@@ -298,7 +397,9 @@ def marginal_choices(prior_sets: Sequence[Sequence[object]], grammar, phi: np.nd
                      prune: float, beam: int, candidates: int, support_min: float, expand: int = 0,
                      wide: int = 0, rescale: float = 0.0, symbols: Optional[Sequence[str]] = None,
                      factory: Optional[Callable[[tuple, float], object]] = None,
-                     empty_weight: float = 1.0, weights: Optional[Sequence[Sequence[float]]] = None) -> List[list]:
+                     empty_weight: float = 1.0, weights: Optional[Sequence[Sequence[float]]] = None,
+                     class_factors: Optional[Sequence[Optional[np.ndarray]]] = None,
+                     string_classes: Optional[StringClasses] = None) -> List[list]:
     """Per sentence, per slot ``x_0..x_n``: the MBR string under the slot's exact marginal (the
     uniform mixture of the sentence's trees) and its probability, as ``factory(surface, prob)``
     (default: the tuple).  ``surface``: symbol ids, or ``symbols[id]`` with ``symbols``; slot 0's
@@ -306,9 +407,13 @@ def marginal_choices(prior_sets: Sequence[Sequence[object]], grammar, phi: np.nd
     docstring of ``cython_ext/slot_mbr.pyx``).  Equal to the reference's (testing/exact_mbr.py)
     for the same settings.
     ``weights`` (per sentence, one number >= 0 per tree, normalised here; E099 otherwise): the
-    mixture ``Σ_j w_j p(x_i | T_j)`` instead of the uniform one (trees of weight 0 are not read)."""
+    mixture ``Σ_j w_j p(x_i | T_j)`` instead of the uniform one (trees of weight 0 are not read).
+    ``class_factors`` (per sentence None or ``(n + 1, C)``: row ``i`` for slot ``i``) with
+    ``string_classes``: a product of experts, each slot's marginal times its row at each string's
+    class, scaled back to the marginal's mass and ranked again before the MBR (the module docstring
+    of ``cython_ext/slot_mbr.pyx``, "Class factors"; a constant row changes nothing)."""
     return _run(prior_sets, grammar, phi, r2l, prune, beam, candidates, support_min, expand, wide, rescale,
-                False, symbols, factory, empty_weight, weights)
+                False, symbols, factory, empty_weight, weights, class_factors, string_classes)
 
 
 def marginal_distributions(prior_sets: Sequence[Sequence[object]], grammar, phi: np.ndarray, r2l: bool, *,
@@ -324,17 +429,21 @@ def marginal_distributions(prior_sets: Sequence[Sequence[object]], grammar, phi:
 
 def marginal_slot_choices(model, prior_sets: Sequence[Sequence[object]], channel, empty_weight: float = 1.0,
                           weights: Optional[Sequence[Sequence[float]]] = None,
-                          prune: Optional[float] = None) -> List[List[SlotChoice]]:
+                          prune: Optional[float] = None,
+                          class_factors: Optional[Sequence[Optional[np.ndarray]]] = None,
+                          string_classes: Optional[StringClasses] = None) -> List[List[SlotChoice]]:
     """The ``"marginal"`` decoder with this module's settings: per sentence, per slot, the
     :class:`SlotChoice` of least expected edit distance under the (mixture) slot marginal of the
     sentence's trees ``prior_sets[k]`` (:func:`.priors.mixture_priors`; ``channel``: its
     :class:`.priors.Channel`).  ``weights``: per sentence, its trees' weights in the mixture
-    (:func:`marginal_choices`; None: equal); ``prune``: None for ``RESTORE_PRUNE``."""
+    (:func:`marginal_choices`; None: equal); ``prune``: None for ``RESTORE_PRUNE``;
+    ``class_factors``, ``string_classes``: :func:`marginal_choices`' product of experts."""
     return marginal_choices(prior_sets, model.grammar, channel.phi, channel.r2l,
                             prune=RESTORE_PRUNE if prune is None else prune, beam=EXACT_BEAM,
                             candidates=EXACT_CANDIDATES, support_min=EXACT_SUPPORT_MIN, expand=EXACT_EXPAND,
                             wide=EXACT_WIDE, rescale=EXACT_RESCALE, symbols=model.inventory.symbols,
-                            factory=SlotChoice, empty_weight=empty_weight, weights=weights)
+                            factory=SlotChoice, empty_weight=empty_weight, weights=weights,
+                            class_factors=class_factors, string_classes=string_classes)
 
 
 def marginal_slot_distributions(model, prior_sets: Sequence[Sequence[object]], channel,
