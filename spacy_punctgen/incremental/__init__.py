@@ -6,6 +6,8 @@ which the shipped pipeline (parse a window, then restore it) cannot.  ``system``
 transition system, its two decoding constraints and the static oracle (plain Python, the
 specification the compiled loops in ``inference/incremental`` follow); ``labels`` the mark
 classes; ``streams`` the training documents; ``tagger`` the POS tagger the features need;
-``model`` the trained CPP / UPP models; ``live`` the bounded-delay generator.  This layer uses
-``inference`` and ``data`` only.
+``model`` the trained CPP / UPP models; ``windows`` the decoding of a stream longer than one
+document (window by window, restarting after full stops); ``scoring`` the attachment scores of
+streams (any parser's tokens aligned to the stream's words); ``live`` the bounded-delay
+generator.  This layer uses ``inference`` and ``data`` only.
 """

@@ -1,7 +1,8 @@
 """Score a trained CPP / UPP model in paper 003's setting: the treebank's test split in streams of
 10 consecutive sentences, lowercased and depunctuated; P/R/F1 of M, F, overall and mixed
 (``spacy_punctgen.evaluation.stream``, the project's stream scores, with the per-stream counts the
-significance tests need), the UAS of its trees against the projectivised gold trees, and its
+significance tests need), the UAS of its trees against the projectivised gold trees
+(``spacy_punctgen.incremental.scoring``, as cascade_uas.py scores the cascade's parser), and its
 decoding speed (optionally beside a spaCy parser's on the same streams).
 
 Usage:
@@ -47,6 +48,7 @@ def main(argv=None) -> int:
     from spacy_punctgen.data.preprocess import preprocess_file
     from spacy_punctgen.evaluation.stream import evaluate_predictions, sentence_streams, stream_report
     from spacy_punctgen.incremental.model import IncrementalPunctuator
+    from spacy_punctgen.incremental.scoring import attachment_scores
     from spacy_punctgen.incremental.streams import sentence_docs
 
     model = IncrementalPunctuator.from_disk(args.model)
@@ -62,14 +64,13 @@ def main(argv=None) -> int:
         predicted.append([model.labels.marks[m] for m in marks])
     seconds = time.perf_counter() - t0
     n_words = sum(len(d.words) for d in docs)
-    right = sum(a == b for d, h in zip(docs, heads) for a, b in zip(h, d.heads))
-    nonroot = [(a, b) for d, h in zip(docs, heads) for a, b in zip(h, d.heads) if b >= 0]
+    attachment = attachment_scores(heads, [d.heads for d in docs])
     tagged = [model.tagger(d.words) for d in docs]
     tag_accuracy = sum(a == b for d, t in zip(docs, tagged) for a, b in zip(t, d.upos)) / n_words
     moved = sum(a != b for d in docs for a, b in zip(d.train_heads(model.labels), d.heads)) / n_words
     info = {"test": str(path), "stream_sents": args.stream_sents, "model": args.model,
             "mode": model.mode, "labels": model.labels.name, "beam": args.beam or model.beam,
-            "uas": right / n_words, "uas_nonroot": sum(a == b for a, b in nonroot) / max(len(nonroot), 1),
+            "uas": attachment["uas"], "uas_nonroot": attachment["uas_nonroot"],
             "tag_accuracy": tag_accuracy, "heads_moved_by_segmentation": moved,
             "decode_seconds": round(seconds, 2), "words_per_second": round(n_words / seconds),
             "train": {k: model.meta.get(k) for k in ("train", "best_epoch", "epochs", "seconds", "train_words")},
