@@ -84,6 +84,13 @@ class Errors:
             "overwritten?). Save the pipeline again (nlp.to_disk) or copy that file again from the saved pipeline.")
     E023 = ("[E023] The 'punctgen' setting {name} must be a finite number{allowed}, not {value!r}: spaCy cannot "
             "write nan or infinity into a pipeline's config.")
+    # the truecaser's unseen words (truecasing/truecaser.py)
+    E030 = ("[E030] the 'punctgen_truecase' setting unseen_standins must be a whole number, 0 or more (0: unseen "
+            "words are predicted from their own string), not {value!r}")
+    E031 = ("[E031] Cannot load the truecaser's training words {path}: {reason}. The file holds one lowercase "
+            "word a line (UTF-8): write it again (ship_truecaser, workflow command ship-truecaser), or delete it "
+            "to predict unseen words from their own string, as a truecaser saved without it does.")
+    E032 = "[E032] a truecaser's training words must be non-empty strings without a line break, not {word!r}"
     E070 = ("[E070] render needs a Doc processed by a 'punctgen' component (doc._.underlying_punct and "
             "doc._.restored_punct are both None): run nlp with punctgen first, e.g. nlp.add_pipe('punctgen').")
     E071 = ("[E071] The punctgen annotations do not match the Doc: sentence {sentence} has {n} slots but {got} "
@@ -208,6 +215,11 @@ class Errors:
     E190 = "[E190] the lattice's free-slot mask has {got} entries; the sentence has {n} slots"
     E191 = ("[E191] sentence {name}: its observed-slot mask has {got} entries, but the sentence has {n} slots "
             "(one per gap, both ends included)")
+    # the product of experts in the marginal decoder (decode/marginal.py class_factors, decode/lexical.py)
+    E192 = "[E192] class factors are given for {got} sentences, but {n} sentences are being decoded"
+    E193 = ("[E193] sentence #{k}: class factors of shape {shape}; they must be ({slots}, {c}) (one row per slot, "
+            "one column per class), finite and >= 0")
+    E194 = "[E194] class factors need every symbol's rank and class (string_classes): {problem}"
     # the compiled ATTACH scoring of decoding and analysis (cython_ext/train.pyx attach_scores)
     E185 = "[E185] attach_scores: node {w} has no context units (every node has at least the relation bias)"
 
@@ -529,6 +541,10 @@ class Errors:
             "{name} needs a dependency tree over the words")
     E907 = "[E907] {n_gold} gold and {n_pred} predicted sentences (or slots of sentence {k}) do not line up"
     E908 = "[E908] {name}: ec_min must be an integer of at least 1, not {value!r}"
+    E909 = ("[E909] per-sentence comma counts must be two equally long lists of (tp, fp, fn) triples, not "
+            "arrays of shapes {shape_a} and {shape_b}")
+    E910 = ("[E910] the two systems' comma counts are not of the same test sentences: {n} sentences differ in "
+            "their gold commas (tp + fn), the first sentence {k} ({gold_a} against {gold_b})")
 
     # file formats: insertions, SubRip/WebVTT subtitles, word timestamps (formats/)
     E940 = "[E940] insertion {index} must be a pair (character offset, inserted string), not {value!r}"
@@ -575,6 +591,16 @@ class Errors:
     E932 = "[E932] live input must be strings (words or text chunks), not {got!r}"
     E933 = ("[E933] forced marks: one per word of the {n} ({got} given), each -1 (free) or a class that is not "
             "a full stop")
+    E934 = ("[E934] decoding a long stream by windows needs a window of at least 2 words and a margin of 0 "
+            "to window - 1 words, not window {window!r}, margin {margin!r}")
+    E935 = "[E935] attachment scores: the predicted and the gold heads must pair up one to one, but {problem}"
+    E936 = ("[E936] tokens of a parse aligned to its words: {problem} (the tokens must come from a parse of "
+            "the words joined by single spaces, with their offsets in that text and a head token each)")
+    E937 = "[E937] {path} is not a file of incremental stream documents (line {line}: {problem})"
+    E938 = ("[E938] live punctuation over a pipeline: {name} must be a whole number of words (step at least 1, "
+            "context at least 0), not {value!r}")
+    E939 = ("[E939] live punctuation needs an incremental model (UPP or CPP, IncrementalPunctuator.from_disk) or a "
+            "restore pipeline (spacy_punctgen.load('en')), not {kind}")
     # ---- restoration keeps the user's text (restore CLI, formats wiring): E980-E982 ----
     E980 = ("[E980] --repunctuate deletes marks from the text, which a {fmt} file's cues or words cannot take; "
             "use it with plain text")
