@@ -36,6 +36,18 @@ e-mail address, URL or file path, by spaCy's ``like_email`` / ``like_url`` or an
 ``://``, ``www.``, ``\\`` or a path's slashes) keeps every character as written, sentence
 start included: its case is part of what it names.
 
+A word the training text never had (``roadmap`` is not in EWT train) has no embedding of its
+own: the hashed NORM rows of its string are shared with training words (some of them names), so
+the model's guess from them is noise, often confident (``Roadmap`` at p = 0.97). Where the
+truecaser knows its training words (:attr:`TrueCaser.train_words`, the word list shipped beside
+the model, :data:`TRAIN_WORDS_FILE`), the class probabilities of an unseen word, and of every
+word whose prediction reads it, are averaged over ``unseen_standins`` (8) readings in which its
+NORM is a stand-in string's (:func:`standin_key`) while its PREFIX, SUFFIX, SHAPE and context
+stay: the noise of its own string is averaged out. The readings hold only the words around
+unseen words that those predictions read (:func:`context_reach`, :func:`unseen_spans`), so they
+give exactly what readings of the whole Doc would. A truecaser saved without the list (older
+ones) predicts every word from its own string, as before.
+
 Writes ``token._.truecase`` (the cased form, sentence start included), ``token._.case_label``
 (the class the model predicted; the form follows it except as above) and
 ``doc._.truecased_text`` (the Doc's text with those forms); after a ``punctgen`` component in
@@ -53,9 +65,12 @@ from pathlib import Path
 from typing import Callable, Dict, Iterable, List, Optional, Sequence, Tuple, Union
 
 import numpy
+import srsly
+from spacy.attrs import NORM
 from spacy.language import Language
 from spacy.pipeline import Tagger
 from spacy.scorer import Scorer
+from spacy.strings import get_string_id
 from spacy.tokens import Doc, DocBin, Token
 from spacy.util import registry
 from thinc.api import Config, Model
@@ -74,6 +89,10 @@ SENTENCE_FINAL = frozenset({".", "?", "!", "…", "...", "?!", "!?"})
 #: marks that may stand between a sentence-final mark and the next sentence's first word
 _CLOSING = frozenset({'"', "'", "”", "’", ")", "]", "}", "»", "“", "‘", "(", "[", "{", "«"})
 DEFAULT_THRESHOLD = 0.9
+#: readings an unseen word's class probabilities are averaged over (see the module docstring)
+DEFAULT_STANDINS = 8
+#: the truecaser's training words, one lowercase word a line, sorted (UTF-8), in its component folder
+TRAIN_WORDS_FILE = "train_words.txt"
 SCORER = "spacy_punctgen.truecase_scorer.v1"
 #: filled pauses (hesitations) and the backchannels spelled like them: the closed class of
 #: transcription conventions (LDC's filled pauses ah, eh, er, hm, mm, uh, um, with the spellings
@@ -248,6 +267,12 @@ def depunct_words(path: PathLike, split: Optional[str] = None) -> List[List[str]
     return out
 
 
+def training_words(sentences: Iterable[Sequence[str]]) -> List[str]:
+    """The words a truecaser trained on ``sentences`` (:func:`depunct_words` of its training
+    treebank) has read, as it reads them: lowercased, sorted, each once."""
+    return sorted({w.lower() for sent in sentences for w in sent})
+
+
 def truecase_docs(path: PathLike, split: Optional[str], out: PathLike, *, train: Optional[PathLike] = None,
                   n_sents: int = 10, min_mixed: int = 2) -> Dict[str, int]:
     """Write the training/evaluation Docs of the truecaser (a ``.spacy`` file): ``n_sents``
@@ -313,28 +338,148 @@ def _check_threshold(value) -> float:
     return float(value)
 
 
+def _check_standins(value) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise ValueError(Errors.E030.format(value=value))
+    return value
+
+
+# ----------------------------------------------------------------- unseen words
+def standin_key(word: str, k: int) -> int:
+    """The NORM key of the ``k``-th stand-in for ``word``: the hash of a string no text holds
+    (the word, a NUL, ``k``), which the model's hash embedding maps to rows of its own, as it
+    would any unseen string's. Derived from the word, so each unseen word gets its own draws
+    and the same word the same ones."""
+    return get_string_id(f"{word}\x00{k}")
+
+
+def context_reach(model: Model) -> Optional[int]:
+    """How many words either side of a word the model reads to predict it: the sum of its window
+    layers' sizes (thinc's ``expand_window``: 2 for the default MaxoutWindowEncoder, depth 2 x
+    window 1), or None (the whole Doc) for an encoder without them (an LSTM)."""
+    windows = [node.attrs["window_size"] for node in model.walk() if node.name == "expand_window"]
+    return sum(windows) if windows else None
+
+
+def unseen_spans(positions: Sequence[int], n: int, reach: Optional[int]) -> List[Tuple[int, int, List[int], List[int]]]:
+    """The spans of a sequence of ``n`` words to read again for the increasing ``positions`` of its
+    unseen words: ``(start, end, unseen positions inside, affected positions)``, the affected ones
+    being the words within ``reach`` of an unseen word (their prediction reads it), the span those
+    with ``reach`` words more either side (all that their prediction reads), clipped to the
+    sequence, overlapping spans merged; ``reach`` None: one span, the whole sequence, all affected."""
+    if not positions:
+        return []
+    if reach is None:
+        return [(0, n, list(positions), list(range(n)))]
+    spans: List[Tuple[int, int, List[int], List[int]]] = []
+    for i in positions:
+        start, end = max(0, i - 2 * reach), min(n, i + 2 * reach + 1)
+        affected = range(max(0, i - reach), min(n, i + reach + 1))
+        if spans and start < spans[-1][1]:
+            s0, _, unseen, seen_affected = spans[-1]
+            spans[-1] = (s0, end, unseen + [i], seen_affected + [j for j in affected if j > seen_affected[-1]])
+        else:
+            spans.append((start, end, [i], list(affected)))
+    return spans
+
+
+def _check_words(words: Iterable[str]) -> frozenset:
+    out = frozenset(words)
+    for word in out:
+        if not isinstance(word, str) or not word or "\n" in word:
+            raise ValueError(Errors.E032.format(word=word))
+    return out
+
+
+def _words_text(words: frozenset) -> str:
+    return "".join(w + "\n" for w in sorted(words))
+
+
+def _parse_words(text: str, where: PathLike) -> frozenset:
+    lines = text.split("\n")
+    if lines[-1] != "" or any(not w for w in lines[:-1]):
+        raise ValueError(Errors.E031.format(path=where, reason="an empty line, or no line break after the last word"))
+    return frozenset(lines[:-1])
+
+
+def read_train_words(path: PathLike) -> frozenset:
+    """The word list of :data:`TRAIN_WORDS_FILE` at ``path`` (E031 naming the file if damaged)."""
+    try:
+        text = Path(path).read_bytes().decode("utf-8")
+    except UnicodeDecodeError as err:
+        raise ValueError(Errors.E031.format(path=path, reason=f"not UTF-8: {err}")) from err
+    return _parse_words(text, path)
+
+
 @Language.factory(
     FACTORY,
     default_config={"model": Config().from_str(DEFAULT_MODEL)["model"], "cased_threshold": DEFAULT_THRESHOLD,
-                     "scorer": {"@scorers": SCORER}},
+                     "unseen_standins": DEFAULT_STANDINS, "scorer": {"@scorers": SCORER}},
     assigns=["token._.truecase", "token._.case_label", "doc._.truecased_text", "doc._.restored_text"],
     default_score_weights={"case_acc": 1.0},
 )
-def make_truecaser(nlp: Language, name: str, model: Model, cased_threshold: float,
+def make_truecaser(nlp: Language, name: str, model: Model, cased_threshold: float, unseen_standins: int,
                    scorer: Optional[Callable]) -> "TrueCaser":
     """``model``: a spaCy tagger model over its own tok2vec (default: a small CPU one);
-    ``cased_threshold``: see the module docstring."""
-    return TrueCaser(nlp.vocab, model, name, cased_threshold=cased_threshold, scorer=scorer)
+    ``cased_threshold``, ``unseen_standins`` (0: none): see the module docstring."""
+    return TrueCaser(nlp.vocab, model, name, cased_threshold=cased_threshold, unseen_standins=unseen_standins,
+                     scorer=scorer)
 
 
 class TrueCaser(Tagger):
     """spaCy's Tagger whose labels are case classes; see the module docstring."""
 
     def __init__(self, vocab, model: Model, name: str = FACTORY, *, cased_threshold: float = DEFAULT_THRESHOLD,
-                 scorer: Optional[Callable] = truecase_score):
+                 unseen_standins: int = DEFAULT_STANDINS, scorer: Optional[Callable] = truecase_score):
         super().__init__(vocab, model, name, overwrite=False, scorer=scorer)
-        # a runtime setting: kept out of cfg, so it comes from the config, not the saved files
+        # runtime settings: kept out of cfg, so they come from the config, not the saved files
         self.cased_threshold = _check_threshold(cased_threshold)
+        self.unseen_standins = _check_standins(unseen_standins)
+        self._train_words: Optional[frozenset] = None
+
+    @property
+    def train_words(self) -> Optional[frozenset]:
+        """The lowercase words of the training text (saved as :data:`TRAIN_WORDS_FILE`); a word
+        outside them is predicted over stand-ins. None (a truecaser saved without them): every
+        word is predicted from its own string, as before."""
+        return self._train_words
+
+    @train_words.setter
+    def train_words(self, words: Optional[Iterable[str]]) -> None:
+        self._train_words = None if words is None else _check_words(words)
+
+    # ------------------------------------------------------------- serialisation
+    def to_disk(self, path, *, exclude=tuple()):
+        super().to_disk(path, exclude=exclude)
+        if "train_words" in exclude:
+            return
+        file = Path(path) / TRAIN_WORDS_FILE
+        if self.train_words is not None:
+            file.write_text(_words_text(self.train_words), encoding="utf-8")
+        elif file.exists():  # a list left from what was saved there before is not this truecaser's
+            file.unlink()
+
+    def from_disk(self, path, *, exclude=tuple()):
+        super().from_disk(path, exclude=exclude)
+        if "train_words" not in exclude:
+            file = Path(path) / TRAIN_WORDS_FILE
+            self.train_words = read_train_words(file) if file.is_file() else None
+        return self
+
+    def to_bytes(self, *, exclude=tuple()) -> bytes:
+        data = super().to_bytes(exclude=exclude)
+        if self.train_words is None or "train_words" in exclude:
+            return data
+        msg = srsly.msgpack_loads(data)
+        msg["train_words"] = _words_text(self.train_words)
+        return srsly.msgpack_dumps(msg)
+
+    def from_bytes(self, bytes_data: bytes, *, exclude=tuple()):
+        super().from_bytes(bytes_data, exclude=exclude)
+        if "train_words" not in exclude:
+            text = srsly.msgpack_loads(bytes_data).get("train_words")
+            self.train_words = None if text is None else _parse_words(text, "train_words (bytes)")
+        return self
 
     # ------------------------------------------------------------- prediction
     @staticmethod
@@ -353,15 +498,48 @@ class TrueCaser(Tagger):
         empty = numpy.zeros((0,), dtype="i")
         if not any(len(d) for d in lowered):
             return [(ix, empty, numpy.zeros((0,), dtype="f")) for ix in idx]
+        probs = [self.model.ops.to_numpy(p) for p in self.model.predict(lowered)]
+        if self.train_words is not None and self.unseen_standins:
+            self._average_unseen(lowered, probs)
         out = []
-        for ix, scores in zip(idx, self.model.predict(lowered)):
-            scores = self.model.ops.to_numpy(scores)
+        for ix, scores in zip(idx, probs):
             if len(ix):
                 ids = scores.argmax(axis=1)
                 out.append((ix, ids, scores[numpy.arange(len(ix)), ids]))
             else:
                 out.append((ix, empty, numpy.zeros((0,), dtype="f")))
         return out
+
+    def _average_unseen(self, docs: Sequence[Doc], probs: List[numpy.ndarray]) -> None:
+        """Replace (in place) the rows of ``probs`` (per Doc of lowercased words) of every word
+        whose prediction reads an unseen word by their mean over ``unseen_standins`` readings, the
+        ``k``-th with every unseen word's NORM its stand-in ``k`` (:func:`standin_key`). A reading
+        holds the words of an :func:`unseen_spans` span only: the model sees no further
+        (:func:`context_reach`)."""
+        reach = context_reach(self.model)
+        n_standins = self.unseen_standins
+        readings: List[Doc] = []
+        targets: List[Tuple[int, int, List[int]]] = []  # (Doc, span start, affected positions)
+        for d, doc in enumerate(docs):
+            unseen = [t.i for t in doc if t.text not in self.train_words]
+            if not unseen:
+                continue
+            norms = doc.to_array(NORM)
+            for start, end, positions, affected in unseen_spans(unseen, len(doc), reach):
+                words = [t.text for t in doc[start:end]]
+                for k in range(n_standins):
+                    span_norms = norms[start:end].copy()
+                    span_norms[[i - start for i in positions]] = [standin_key(doc[i].text, k) for i in positions]
+                    reading = Doc(self.vocab, words=words)
+                    reading.from_array(NORM, span_norms)
+                    readings.append(reading)
+                targets.append((d, start, affected))
+        if not readings:
+            return
+        read = [self.model.ops.to_numpy(p) for p in self.model.predict(readings)]
+        for t, (d, start, affected) in enumerate(targets):
+            rows = [i - start for i in affected]
+            probs[d][affected] = numpy.mean([p[rows] for p in read[t * n_standins:(t + 1) * n_standins]], axis=0)
 
     def set_annotations(self, docs: Iterable[Doc], preds) -> None:
         labels = self.labels
@@ -450,20 +628,31 @@ def _recase_restored(doc: Doc) -> str:
 
 
 # ----------------------------------------------------------------- shipping and evaluation
-def ship_truecaser(src: PathLike, dest: PathLike, *, license_name: str = "CC BY-SA 4.0",
-                   source: str = "UD English EWT") -> Path:
+def ship_truecaser(src: PathLike, dest: PathLike, train: Optional[PathLike] = None, *,
+                   license_name: str = "CC BY-SA 4.0", source: str = "UD English EWT") -> Path:
     """Write the trained truecaser pipeline ``src`` (``spacy train``'s ``model-best``) to
-    ``dest`` (the package's ``shipped/<treebank>_truecase/``), replacing what was there, with its
-    meta naming its data and the licence its weights inherit (workflow ``ship-truecaser``)."""
+    ``dest`` (the package's ``shipped/<treebank>_truecase/``), replacing what was there, with the
+    words of ``train`` (the treebank it was trained on, a CoNLL-U file or a UD folder's train
+    split: :func:`training_words`) as its :attr:`TrueCaser.train_words` (without ``train``: the
+    words ``src`` has, if any), and its meta naming its data and the licence its weights and word
+    list inherit (workflow ``ship-truecaser``)."""
     import spacy
 
     nlp = spacy.load(src)
-    if FACTORY not in [nlp.get_pipe_meta(n).factory for n in nlp.pipe_names]:
+    pipes = [nlp.get_pipe(n) for n in nlp.pipe_names if nlp.get_pipe_meta(n).factory == FACTORY]
+    if not pipes:
         raise ValueError(Errors.E087.format(path=src, pipes=", ".join(nlp.pipe_names)))
+    if train is not None:
+        words = training_words(depunct_words(train, "train" if Path(train).is_dir() else None))
+        for pipe in pipes:
+            pipe.train_words = words
+    description = ("Case classes (lower, Title, UPPER, mixed forms) of lowercased, depunctuated words "
+                   "(spacy-punctgen's shipped truecaser)")
+    if all(pipe.train_words is not None for pipe in pipes):
+        description += (f"; {FACTORY}/{TRAIN_WORDS_FILE}: the lowercase words of its training text, {source} "
+                        f"train ({license_name})")
     return write_shipped(nlp, dest, name="ewt_truecase" if source == "UD English EWT" else Path(dest).name,
-                         license_name=license_name, source=source,
-                         description=("Case classes (lower, Title, UPPER, mixed forms) of lowercased, depunctuated "
-                                      "words (spacy-punctgen's shipped truecaser)"))
+                         license_name=license_name, source=source, description=description)
 
 
 def case_accuracy(pairs: Iterable[Tuple[str, str, bool]]) -> Dict[str, float]:
