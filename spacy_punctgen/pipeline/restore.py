@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple
 
 from spacy_punctgen.decode.mbr import SlotChoice, check_empty_weight, restore_mixtures, restore_sentence, restore_sentences
+from spacy_punctgen.data.preprocess import ABBR
 from spacy_punctgen.decode.render import DASHES, OPENING, gap_marks
 from spacy_punctgen.formats.insertions import token_spans
 from spacy_punctgen.decode.lexical import restore_with_lexical
@@ -174,7 +175,8 @@ def slot_insertions(doc, sentence_ids: Sequence[int], decoded: Sequence[Tuple[Li
             if marks or not free:
                 entries.append({**entry, "surface": tuple(t.text for t in marks), "prob": 1.0, "fixed": True})
                 continue
-            written = gap_marks(prev_word, choice.surface)
+            surface = tuple(m for m in choice.surface if is_insertable(m))
+            written = gap_marks(prev_word, surface)
             k = 0
             while k < len(written) and written[k] not in OPENING:
                 k += 1
@@ -189,10 +191,17 @@ def slot_insertions(doc, sentence_ids: Sequence[int], decoded: Sequence[Tuple[Li
             else:
                 insertions.append([start, 0, e, close])
                 insertions.append([stop, 1, e, list(opening)])
-            entries.append({**entry, "surface": tuple(choice.surface), "prob": float(choice.prob), "fixed": False})
+            entries.append({**entry, "surface": surface, "prob": float(choice.prob), "fixed": False})
     insertions.sort(key=lambda x: (x[0], x[1]))  # stable: slots in order at one offset
     _balance(text, insertions, entries)
     return entries, [(off, "".join(marks)) for off, _, _, marks in insertions if marks], sorted(deletions)
+
+
+def is_insertable(mark: str) -> bool:
+    """Whether restoration may write the model's symbol ``mark``: a mark of punctuation only (the
+    abbreviation dot too). A treebank's inventory may hold a "mark" with a letter or digit in it
+    (EWT has ``1?!?!?``), or ``<unk>``; writing one would add a character that is not a mark."""
+    return mark == ABBR or (bool(mark) and not any(ch.isalnum() for ch in mark))
 
 
 def _slot_gaps(doc, text: str, word_lists: Sequence[Sequence[int]], repunctuate: bool,

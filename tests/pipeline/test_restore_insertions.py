@@ -177,3 +177,14 @@ def test_a_long_text_without_the_parser_is_our_error(nlp):
     with nlp.select_pipes(disable=["parser"]):
         with pytest.raises(ValueError, match=r"\[E001\]"):
             nlp("word " * 2000)
+
+
+def test_a_symbol_with_a_letter_or_digit_is_never_written():
+    """EWT's inventory holds the "mark" 1?!?!?, and every inventory <unk>: restoration writes
+    neither (it would add characters that are not marks); the rest of the slot's marks stay."""
+    doc = Doc(spacy.blank("en").vocab, words=["really", "now"], spaces=[True, False])
+    entries, ins, dels = slot_insertions(doc, [0], [([0, 1], choices((), ("1?!?!?", ","), ("<unk>", "ABBR.")))])
+    out = apply_edits(doc.text, ins, dels)
+    assert out == "really, now."
+    assert [e["surface"] for e in entries] == [(), (",",), ("ABBR.",)]
+    assert rule_violations(doc.text, out, ins, dels, "en", False) == []
