@@ -28,6 +28,11 @@ treebank), and kenlm's pip package only queries ARPA/binary models (estimating n
 ``lmplz``).  :class:`KneserNey` is Chen & Goodman's interpolated Kneser–Ney over events
 ``(context tuple, token)``, backing off by dropping the leftmost context element, with one
 discount per order ``D = n1 / (n1 + 2 n2)``; the paper used Katz back-off (CMU toolkit).
+
+The comma metrics of both companion systems live here too: :func:`comma_scores` (the papers'
+P/R/F1, SER, token and sentence accuracy), :func:`sentence_comma_counts` (each sentence's
+``tp, fp, fn``) and :func:`comma_significance`, the paired test of two systems' commas on the same
+sentences (approximate randomisation over sentences, by the library's tests in ``evaluation/``).
 """
 from __future__ import annotations
 
@@ -37,10 +42,14 @@ from collections import Counter
 from pathlib import Path
 from typing import Dict, Hashable, Iterable, List, Sequence, Tuple
 
+import numpy as np
+
 from spacy_punctgen.baselines.base import Baseline, Prediction, load_hyper, sentences_or_fail
 from spacy_punctgen.baselines.slots import check_sentences, read_json, short, write_json
 from spacy_punctgen.data.preprocess import subtree_spans
 from spacy_punctgen.errors import Errors
+from spacy_punctgen.evaluation.metrics import paired_permutation_test
+from spacy_punctgen.evaluation.stream import paired_randomization_test
 
 COMMA = ","
 BOS, EOS, UNK = "<s>", "</s>", "<unk>"
@@ -96,6 +105,57 @@ def comma_scores(gold: Sequence[Sequence[Sequence[str]]], pred: Sequence[Sequenc
             "token_accuracy": right / decisions if decisions else 1.0,
             "sentence_accuracy": whole / len(gold) if gold else 0.0,
             "tp": tp, "fp": fp, "fn": fn, "n_sentences": len(gold), "n_decisions": decisions}
+
+
+def sentence_comma_counts(gold: Sequence[Sequence[Sequence[str]]],
+                          pred: Sequence[Sequence[Sequence[str]]]) -> List[Tuple[int, int, int]]:
+    """Each sentence's comma ``(tp, fp, fn)``, counted as :func:`comma_scores` counts them (a slot
+    holds a comma or not): the unit of the paired test :func:`comma_significance`."""
+    if len(gold) != len(pred):
+        raise ValueError(Errors.E907.format(n_gold=len(gold), n_pred=len(pred), k="-"))
+    out = []
+    for k, (g, p) in enumerate(zip(gold, pred)):
+        if len(g) != len(p):
+            raise ValueError(Errors.E907.format(n_gold=len(g), n_pred=len(p), k=k))
+        pairs = [(has_comma(a), has_comma(b)) for a, b in zip(g, p)]
+        out.append((sum(a and b for a, b in pairs), sum(b and not a for a, b in pairs),
+                    sum(a and not b for a, b in pairs)))
+    return out
+
+
+def comma_significance(counts_a: Sequence[Sequence[int]], counts_b: Sequence[Sequence[int]],
+                       n_permutations: int = 10000, seed: int = 0) -> Dict[str, float]:
+    """Two-sided p-values of the difference between systems A and B in comma precision, recall,
+    F1 and SER on the same test sentences (``counts_*``: one ``(tp, fp, fn)`` per sentence, as
+    :func:`sentence_comma_counts` gives them), by approximate randomisation over sentences: each
+    sentence's pair of predictions is swapped with probability 1/2.
+
+    The library's test of F1 (:func:`~spacy_punctgen.evaluation.stream.paired_randomization_test`)
+    serves all three ratios, since the F1 ``2tp / (2tp + fp + fn)`` of the per-sentence triples
+    ``(tp, fp, fp)`` is precision and that of ``(tp, fn, fn)`` recall, sums and swaps included.
+    SER ``(fp + fn) / gold commas`` has the same denominator for both systems, so swapping a
+    sentence flips the sign of its difference in errors: its randomisation test is the sign-flip
+    test of the per-sentence ``fp + fn``
+    (:func:`~spacy_punctgen.evaluation.metrics.paired_permutation_test`)."""
+    a, b = np.asarray(counts_a, dtype=np.int64), np.asarray(counts_b, dtype=np.int64)
+    if a.shape != b.shape or a.ndim != 2 or a.shape[1] != 3:
+        raise ValueError(Errors.E909.format(shape_a=a.shape, shape_b=b.shape))
+    differ = np.flatnonzero(a[:, 0] + a[:, 2] != b[:, 0] + b[:, 2])
+    if differ.size:
+        k = int(differ[0])
+        raise ValueError(Errors.E910.format(n=differ.size, k=k, gold_a=int(a[k, 0] + a[k, 2]),
+                                            gold_b=int(b[k, 0] + b[k, 2])))
+    tp_a, fp_a, fn_a = a.T
+    tp_b, fp_b, fn_b = b.T
+
+    def randomised(cols_a, cols_b):
+        return paired_randomization_test(np.stack(cols_a, axis=1), np.stack(cols_b, axis=1), n_permutations, seed)
+
+    return {"p_precision": randomised((tp_a, fp_a, fp_a), (tp_b, fp_b, fp_b)),
+            "p_recall": randomised((tp_a, fn_a, fn_a), (tp_b, fn_b, fn_b)),
+            "p_f1": randomised((tp_a, fp_a, fn_a), (tp_b, fp_b, fn_b)),
+            "p_ser": paired_permutation_test(fp_a + fn_a, fp_b + fn_b, n_permutations, seed),
+            "n_sentences": int(a.shape[0]), "n_permutations": int(n_permutations), "seed": int(seed)}
 
 
 # ---------------------------------------------------------------- the language model

@@ -1,6 +1,8 @@
 """Write ``results/companions.md``: per treebank, every variant of ``trigram_hmm`` and ``crf_syntax``
-from ``metrics/<treebank>/companions/*.json``, the papers' own figures beside them, and the comma
-F1 of ``crf_lexical`` and ``punctgen`` where the core workflow's metrics files hold it.
+from ``metrics/<treebank>/companions/*.json``, the papers' own figures beside them, punctgen's rows
+where the study restored the same test sentences with it, the comma F1 of ``crf_lexical`` and
+``punctgen`` where the core workflow's metrics files hold it, and the paired tests of
+``significance.json`` (``companions_significance.py``).
 
 Usage: python experiments/companions/scripts/companions_table.py [--metrics metrics] [--out results/companions.md]
 """
@@ -14,6 +16,9 @@ from pathlib import Path
 from spacy_punctgen.workflow.metrics_files import fmt
 
 TREEBANKS = [("en_ewt", "en_ewt train / test"),
+             ("fr_sequoia", "fr_sequoia train / test, gold trees"),
+             ("cs_cltt", "cs_cltt train / test, gold trees"),
+             ("zh_gsd_ud14", "zh_gsd_ud14 (UD 1.4) train / test, gold trees"),
              ("fr_pooled", "French: fr_sequoia + fr_partut + fr_gsd, every split pooled, 10-fold CV"),
              ("cs_pooled", "Czech: cs_cltt + cs_fictree + cs_cac, every split pooled, 10-fold CV")]
 
@@ -39,6 +44,7 @@ PAPER = {
     ("cs", "crf_syntax", "all", "parsed"): "F 85.5, SER 27.0",
 }
 COLUMNS = ["precision", "recall", "f1", "ser", "token_accuracy", "sentence_accuracy"]
+SCORES = ("precision", "recall", "f1", "ser")
 
 
 def records(folder: Path):
@@ -47,12 +53,13 @@ def records(folder: Path):
         rec = json.loads(path.read_text(encoding="utf8"))
         if isinstance(rec, dict) and all(k in rec for k in ["system", "variant", "trees", *COLUMNS]):
             out.append(rec)
-    order = {"trigram_hmm": 0, "crf_syntax": 1}
+    order = {"trigram_hmm": 0, "crf_syntax": 1, "punctgen": 2}
     return sorted(out, key=lambda r: (order.get(r["system"], 9), r["trees"] != "gold", r.get("order", 0)))
 
 
-def reference_rows(metrics: Path, treebank: str):
-    """Comma F1 of the core workflow's systems on the same test set, where it was measured."""
+def reference_rows(metrics: Path, treebank: str, notes: list):
+    """Comma F1 of the core workflow's systems on the same test set, where it was measured; a
+    system measured under another protocol gets a note in ``notes`` instead of a row."""
     rows = []
     for system in ("crf_lexical", "punctgen"):
         path = metrics / treebank / f"{system}.json"
@@ -60,6 +67,9 @@ def reference_rows(metrics: Path, treebank: str):
             continue
         rec = json.loads(path.read_text(encoding="utf8"))
         if rec.get("protocol", "standard") != "standard":
+            notes.append(f"`{path}` ({system}: comma F1 {fmt(rec.get('comma_f1_gold'))} gold, "
+                         f"{fmt(rec.get('comma_f1_parsed'))} parsed) is a {rec['protocol']} over every split, "
+                         "not this train / test split: no row, no test.")
             continue
         for trees in ("gold", "parsed"):
             f1 = rec.get(f"comma_f1_{trees}")
@@ -81,13 +91,61 @@ def table(metrics: Path, treebank: str, title: str) -> list:
         paper = PAPER.get((lang, r["system"], r["variant"], r["trees"]), "")
         lines.append(f"| {r['system']} | {r['variant']} | {r['trees']} | "
                      + " | ".join(fmt(r[c]) for c in COLUMNS) + f" | {r['n_sentences']} | {paper} |")
-    lines.extend(reference_rows(metrics, treebank))
+    notes: list = []
+    lines.extend(reference_rows(metrics, treebank, notes))
     parsed = [r for r in recs if r["trees"] == "parsed" and "parser_las" in r]
     if parsed:
         lines += ["", f"Parsed trees: `{parsed[0]['parser']}` on the depunctuated test words "
                   f"(UAS {fmt(parsed[0]['parser_uas'])}, LAS {fmt(parsed[0]['parser_las'])}); "
                   "the models are trained on gold trees (paper 004's protocol)."]
-    return lines + [""]
+    for r in recs:
+        if r["system"] == "punctgen" and r["trees"] == "gold":
+            notes.append(punctgen_note(r))
+    lines += [""] + [f"* {n}" for n in notes] if notes else []
+    return lines + [""] + significance_lines(metrics / treebank / "companions" / "significance.json")
+
+
+def punctgen_note(rec: dict) -> str:
+    """Where a punctgen row's model comes from, and whether it is the core workflow's record."""
+    h = rec.get("hyper", {})
+    text = (f"punctgen `{rec['variant']}`: the model `{rec['model']}` restoring every mark (commas scored as "
+            f"the companions'; {h.get('method')} MBR, {h.get('n_samples')} samples, seed {h.get('seed')}).")
+    ref = rec.get("reference_comma")
+    if ref:
+        mine = rec["mark_prf_comma"]
+        same = "the same as" if rec.get("reference_counts_equal") else "not the same as"
+        text += (f" Its comma counts (tp/fp/fn {mine['tp']}/{mine['fp']}/{mine['fn']}, `mark_prf`) are {same} "
+                 f"the core workflow's record `{rec['reference']}` ({ref['tp']}/{ref['fp']}/{ref['fn']}, "
+                 f"F1 {fmt(ref['f1'])}).")
+    return text
+
+
+def significance_lines(path: Path) -> list:
+    """The paired tests of punctgen against the best other system, and what could not be tested."""
+    if not path.is_file():
+        return []
+    sig = json.loads(path.read_text(encoding="utf8"))
+    lines = []
+    if sig["tests"]:
+        lines += [f"Paired tests, punctgen against the best other system (highest F1) on the same test sentences: "
+                  f"two-sided p of approximate randomisation over sentences, {sig['n_permutations']} shuffles, "
+                  f"seed {sig['seed']} (P, R, F1; SER by the sign-flip test of each sentence's fp + fn, "
+                  "which is its randomisation test). `significance.json`.", "",
+                  "| trees | system | P | R | F1 | SER | against | P | R | F1 | SER | p (P) | p (R) | p (F1) | p (SER) |",
+                  "|---|---|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
+        for t in sig["tests"]:
+            lines.append(f"| {t['trees']} | {t['system']} | " + " | ".join(fmt(t[k]) for k in SCORES)
+                         + f" | {t['against']} | " + " | ".join(fmt(t[f'{k}_against']) for k in SCORES)
+                         + " | " + " | ".join(pval(t[f"p_{k}"]) for k in SCORES) + " |")
+        lines.append("")
+    for u in sig["untested"]:
+        lines.append(f"Not tested ({u['trees']} trees, against {u['against']}): {u['reason']}.")
+    return lines + ([""] if sig["untested"] else [])
+
+
+def pval(p: float) -> str:
+    """Four decimals: 10,000 shuffles cannot give less than 0.0001 (the observed one counts)."""
+    return f"{p:.4f}"
 
 
 def main(argv=None) -> int:
@@ -109,7 +167,9 @@ def main(argv=None) -> int:
             "(Shieber & Tao 2003): hidden-event trigram LM + subtree end counts (`ec`); `crf_syntax` "
             "(Cerisara et al.): word CRF with dependency features (`spacy_punctgen/baselines/`). The "
             "`paper` column holds the papers' own figures on their data (WSJ §23; French Treebank; PDT 2.0), "
-            "for orientation only. `crf_lexical` and `punctgen` rows (all marks restored; commas counted by "
+            "for orientation only. `punctgen` rows: a trained punctgen model restoring every mark of the same "
+            "test sentences from the same trees, its commas scored as the companions' (`companions_run.py "
+            "punctgen`). `crf_lexical (all marks)` and `punctgen (all marks)` rows (commas counted by "
             "`mark_prf`) come from the core workflow's metrics files on the same test sentences.", ""]
     Path(a.out).parent.mkdir(parents=True, exist_ok=True)
     Path(a.out).write_text("\n".join(head + body), encoding="utf8")
