@@ -39,8 +39,8 @@ def __getattr__(name):
         from spacy_punctgen.api.rephrase import rephrase
 
         return rephrase
-    if name == "live":  # punctuation of a stream as it arrives, with an incremental model (docs/usage.md)
-        from spacy_punctgen.incremental.live import live
+    if name == "live":  # a stream punctuated as it arrives: an incremental model or a pipeline (docs/usage.md)
+        from spacy_punctgen.api.window_live import live
 
         return live
     raise AttributeError(f"module 'spacy_punctgen' has no attribute {name!r}")

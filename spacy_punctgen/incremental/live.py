@@ -18,10 +18,33 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from typing import Iterable, Iterator, List, Optional
+from typing import Iterable, Iterator, List, Optional, Tuple
 
 from spacy_punctgen.errors import Errors
 from spacy_punctgen.incremental.model import IncrementalPunctuator
+
+
+def check_delay(delay) -> int:
+    """``delay`` if it is a whole number of words >= 0 (E931): the live modes' one check."""
+    if isinstance(delay, bool) or not isinstance(delay, int) or delay < 0:
+        raise ValueError(Errors.E931.format(delay=delay))
+    return delay
+
+
+def complete_words(partial: str, chunk: str, words_in: bool) -> Tuple[List[str], str]:
+    """``(words, partial)``: the words ``chunk`` completes, and the start of a word it leaves
+    pending (a text chunk that ends mid-word holds the word back until whitespace follows it;
+    ``words_in``: every word of the chunk is complete). E932 for a chunk that is not a str."""
+    if not isinstance(chunk, str):
+        raise TypeError(Errors.E932.format(got=chunk))
+    if words_in:
+        return chunk.split(), partial
+    text = partial + chunk
+    new = text.split()
+    partial = ""
+    if new and not text[-1:].isspace():
+        partial = new.pop()
+    return new, partial
 
 
 @dataclass
@@ -53,24 +76,14 @@ class LivePunctuator:
     _arrival: List[float] = field(default_factory=list)
 
     def __post_init__(self):
-        if isinstance(self.delay, bool) or not isinstance(self.delay, int) or self.delay < 0:
-            raise ValueError(Errors.E931.format(delay=self.delay))
+        check_delay(self.delay)
 
     @property
     def n_emitted(self) -> int:
         return len(self.marks)
 
     def push(self, chunk: str) -> str:
-        if not isinstance(chunk, str):
-            raise TypeError(Errors.E932.format(got=chunk))
-        if self.words_in:
-            new = chunk.split()
-        else:
-            text = self._partial + chunk
-            new = text.split()
-            self._partial = ""
-            if new and not text[-1:].isspace():
-                self._partial = new.pop()  # not complete until whitespace follows it
+        new, self._partial = complete_words(self._partial, chunk, self.words_in)
         out = []
         for w in new:
             self.words.append(w)

@@ -1,7 +1,11 @@
 """Write results/paper003.md: paper 003's systems (CPP, UPP) beside the project's stream systems
 (the shipped cascade, crf_lexical, trivial: metrics/<treebank>/stream/*.json where they were
 measured on the same streams) per treebank, with approximate-randomisation tests against
-crf_lexical, the trees' UAS and decoding speed, and the paper's own figures (SYSTEMS.md).
+crf_lexical, the trees' UAS (the cascade's parser's too: metrics/<treebank>/paper003/cascade_uas.json)
+and decoding speed; the TED dev block (metrics/ted/paper003/*.json beside metrics/ted/stream/*.json,
+tested against crf_lexical and the shipped cascade); live mode by the delay (UPP: live.json, the
+shipped pipeline over a sliding window: live_shipped.json, on TED too) and UPP's full stops as
+evidence for the shipped pipeline (upp_then_punctgen.json); and the paper's own figures (SYSTEMS.md).
 
 Usage:
     python experiments/paper003/scripts/table.py [--treebanks en_ewt fr_sequoia ...] [--output results/paper003.md]
@@ -15,6 +19,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[3]
 OTHERS = ("shipped", "shipped_f1", "crf_lexical", "trivial")
+#: the TED systems of experiments/streams shown beside ours (metrics/ted/stream/<name>.json)
+TED_OTHERS = ("shipped", "punctgen_ted_stream", "adapt", "crf_lexical")
+TED_OURS = ("cpp", "upp", "upp_fine", "cpp_ted", "upp_ted", "upp_ted_fine")
 DESIGN = """### How the models are built (spacy_punctgen/incremental/, cython_ext/incremental.pyx)
 
 - Transition system: arc-eager (Shift, RightArc, LeftArc, Reduce; Zhang & Nivre 2011, as the paper) over the
@@ -77,6 +84,12 @@ def treebank_section(tb: str) -> str:
                    f"{r['words_per_second']} | "
                    f"{r.get('spacy_seconds', '–')} (ours: {r['decode_seconds']}) | {tr.get('seconds')} | "
                    f"{tr.get('best_epoch')} of {tr.get('epochs')} |")
+    cascade = load(ROOT / "metrics" / tb / "paper003" / "cascade_uas.json")
+    if cascade and cascade["n_units"] == ref["n_units"] and cascade["n_words"] == ref["n_words"]:
+        out.append(f"| {cascade['system']} (the cascade's spaCy parser, parsing as restoration does) | "
+                   f"{100 * cascade['uas']:.1f} | {100 * cascade['uas_nonroot']:.1f} | "
+                   f"{100 * cascade['tag_accuracy']:.1f} | – | {cascade['words_per_second']} | "
+                   f"{cascade['parse_seconds']} | – | – |")
     if {"cpp", "upp"} <= {r["system"] for r in ours}:
         t = compare_reports([r for r in ours if r["system"] in ("cpp", "upp")], reference="cpp")["tests"]["upp"]
         out += ["", "UPP against CPP (approximate randomisation, 10000 permutations): "
@@ -90,19 +103,171 @@ def treebank_section(tb: str) -> str:
                 sc = r["ted_scores"]
                 out.append(f"| {r['system']} | " + " | ".join(f"{100 * sc[k]['f1']:.1f}" for k in
                                                            ("COMMA", "PERIOD", "QUESTION", "overall")) + " |")
-    live = load(ROOT / "metrics" / tb / "paper003" / "live.json")
-    if live:
-        out += ["", f"Live mode ({live['system']}, one word at a time, marks final once emitted): overall F1 by the "
-                "delay in words (batch = the whole stream decoded at once)", "",
-                "| delay (words) | M F1 | F F1 | overall F1 | mixed F1 | largest wait (words) | mean seconds "
-                "to emission | CPU ms per word |", "|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    out += live_section(tb) + evidence_section(tb)
+    return "\n".join(out) + "\n"
+
+
+def live_section(tb: str) -> list:
+    """Live mode by the delay: UPP (metrics/<tb>/paper003/live.json) and the shipped pipeline over a
+    sliding window (live_shipped.json), each with its batch row, and the two tested at each delay."""
+    lives = [r for r in (load(ROOT / "metrics" / tb / "paper003" / f"{m}.json") for m in ("live", "live_shipped")) if r]
+    if not lives:
+        return []
+    keys = ("M", "F", "overall", "mixed")
+    out = ["", "Live mode (one word at a time, marks final once emitted): F1 by the delay in words (the most a word "
+           "waits; batch = the whole stream at once). live_upp re-decodes the words since its last full stop at every "
+           "word; live_shipped restores a window (the pending words after up to 30 emitted ones, their marks written) "
+           "every `step` words and emits the words with at least delay - step + 1 words after them "
+           "(`spacy_punctgen/api/window_live.py`). Seconds to emission are wall-clock on a shared machine; CPU ms "
+           "per word is process time.", "",
+           "| system | delay (words) | step | M F1 | F F1 | overall F1 | mixed F1 | largest wait (words) | mean wait "
+           "(words) | mean seconds to emission | CPU ms per word |",
+           "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    for live in lives:
         for d, r in live["delays"].items():
             sc = r["scores"]
-            out.append(f"| {d} | " + " | ".join(f"{100 * sc[k]['f1']:.1f}" for k in ("M", "F", "overall", "mixed"))
-                       + f" | {r['max_wait_words']} | {r['mean_seconds_to_emission']:.4f} | {r['cpu_ms_per_word']:.3f} |")
-        sc = live["batch"]["scores"]
-        out.append("| batch | " + " | ".join(f"{100 * sc[k]['f1']:.1f}" for k in ("M", "F", "overall", "mixed"))
-                   + " | – | – | – |")
+            out.append(f"| {live['system']} | {d} | {r.get('step', 1)} | "
+                       + " | ".join(f"{100 * sc[k]['f1']:.1f}" for k in keys)
+                       + f" | {r['max_wait_words']} | {r.get('mean_wait_words', float('nan')):.1f} | "
+                       f"{r['mean_seconds_to_emission']:.4f} | {r['cpu_ms_per_word']:.3f} |")
+        b = live["batch"]
+        cpu = f"{b['cpu_ms_per_word']:.3f}" if "cpu_ms_per_word" in b else "–"
+        out.append(f"| {live['system']} | batch | – | "
+                   + " | ".join(f"{100 * b['scores'][k]['f1']:.1f}" for k in keys)
+                   + f" | – | – | – | {cpu} |")
+    if len(lives) == 2 and lives[0]["n_units"] == lives[1]["n_units"] and lives[0]["n_words"] == lives[1]["n_words"]:
+        from spacy_punctgen.evaluation.stream import CLASSIFIERS, compare_systems
+
+        upp, shipped = lives
+        cells = []
+        for d in shipped["delays"]:
+            a, b = shipped["delays"][d], upp["delays"].get(d)
+            if b is None or "counts" not in b:
+                continue
+            t = compare_systems(a["counts"], b["counts"], CLASSIFIERS["stream"][1], a["errors"], b["errors"])
+            diff = 100 * (a["scores"]["overall"]["f1"] - b["scores"]["overall"]["f1"])
+            cells.append(f"delay {d}: {diff:+.1f} (p = {t['p_overall_f1']:.4f})")
+        if cells:
+            out += ["", f"{shipped['system']} against {upp['system']} at the same delay, overall F1 difference in "
+                    "points (approximate randomisation over the streams, 10000 permutations): "
+                    + "; ".join(cells) + "."]
+    return out
+
+
+def evidence_section(tb: str) -> list:
+    """UPP's full stops as evidence for punctgen's restoration (upp_then_punctgen.json)."""
+    ev = load(ROOT / "metrics" / tb / "paper003" / "upp_then_punctgen.json")
+    if not ev:
+        return []
+    keys = ("M", "F", "overall", "mixed")
+    out = ["", "UPP's sentence boundaries as evidence for the shipped pipeline (`scripts/upp_then_punctgen.py`, same "
+           "streams): upp_then_punctgen writes UPP's full stops into the text as `.` before restoration (written marks "
+           "are kept and conditioned on); upp_segments_punctgen gives them to the parser as its sentence boundaries "
+           "only (`is_sent_start` preset on every token), restoration deciding every slot.", "",
+           "| system | M P / R / F1 | F P / R / F1 | overall P / R / F1 | mixed P / R / F1 | sentence ends F1 |",
+           "|---|---:|---:|---:|---:|---:|"]
+    for name, r in ev["systems"].items():
+        sc = r["scores"]
+        out.append(f"| {name} | " + " | ".join(f"{100 * sc[k]['precision']:.1f} / {100 * sc[k]['recall']:.1f} / "
+                                              f"**{100 * sc[k]['f1']:.1f}**" for k in keys)
+                   + f" | {100 * r['restored_boundaries']['f1']:.1f} |")
+    out += ["", f"Paired tests (approximate randomisation over the streams, {ev['permutations']} permutations): "
+            + "; ".join(f"{pair}: " + ", ".join(f"p({k[2:-3]}) = {v:.4f}" for k, v in t.items() if k.endswith("_f1"))
+                        for pair, t in ev["tests"].items()) + "."]
+    return out
+
+
+def _diff(a: dict, b: dict, test: dict, key: str) -> str:
+    return f"{100 * (a['scores'][key]['f1'] - b['scores'][key]['f1']):+.1f} ({test[f'p_{key}_f1']:.4f})"
+
+
+def ted_section() -> str:
+    """The TED dev block: ours beside the streams study's systems (same block, same units)."""
+    from spacy_punctgen.evaluation.stream import compare_reports, markdown_table
+
+    ours = [r for r in (load(ROOT / "metrics" / "ted" / "paper003" / f"{m}.json") for m in TED_OURS) if r]
+    if not ours:
+        return ""
+    ref = ours[0]
+    same = ("n_units", "n_words", "dev_block", "unit_words")
+    others = [r for r in (load(ROOT / "metrics" / "ted" / "stream" / f"{m}.json") for m in TED_OTHERS) if r]
+    others = [r for r in others if all(r.get(k) == ref[k] for k in same)]
+    reports = others + ours
+    names = {r["system"] for r in reports}
+    out = ["### TED talks (IWSLT 2012 dev file): the dev block, zero-shot and trained on the training block", "",
+           f"The dev block of experiments/streams (words {ref['dev_block'][0]}-{ref['dev_block'][1]} of "
+           f"`{Path(ref['test']).name}`, after the first {ref['train_share']:.0%}), one lowercased stream, scored in "
+           f"units of {ref['unit_words']} words. Paper 003's models decode it in windows of {ref['window']} words, each "
+           f"cut after its last full stop at least {ref['margin']} words before its end (`incremental/windows.py`). "
+           "cpp, upp, upp_fine: the en_ewt models (zero-shot); cpp_ted, upp_ted, upp_ted_fine: trained on the "
+           "training block's silver documents (the shipped parser's trees of the unpunctuated stream, the gold marks; "
+           "`scripts/ted_silver.py`). The other rows are metrics/ted/stream/*.json (results/ted.md): the shipped "
+           "cascade, punctgen trained on the same silver trees, `punctgen adapt`, the lexical CRF trained on the "
+           "training block.", ""]
+    reference = "crf_lexical" if "crf_lexical" in names else ref["system"]
+    out += [markdown_table(compare_reports(reports, reference=reference), ""), ""]
+    against = [n for n in (reference, "shipped", "punctgen_ted_stream") if n in names and n not in TED_OURS]
+    if against:
+        tests = {n: compare_reports(reports, reference=n)["tests"] for n in against}
+        by_name = {r["system"]: r for r in reports}
+        out += [f"Paper 003's models against {', '.join(against)} (punctgen_ted_stream: punctgen trained on the same "
+                "silver trees): F1 difference in points (p, approximate randomisation over the units, 10000 "
+                "permutations)", "",
+                "| system | " + " | ".join(f"{k} vs {n}" for n in against for k in ("overall", "mixed")) + " |",
+                "|---|" + "---:|" * (2 * len(against))]
+        for r in ours:
+            cells = [_diff(r, by_name[n], tests[n][r["system"]], k) for n in against for k in ("overall", "mixed")]
+            out.append(f"| {r['system']} | " + " | ".join(cells) + " |")
+        out.append("")
+    mf = [{**r["stream"], "system": r["system"], "kind": "stream"} for r in ours if "stream" in r]
+    if mf:
+        out += ["As paper 003 scores (M = COMMA, F = PERIOD or QUESTION; same units):", "",
+                "| system | M P / R / F1 | F P / R / F1 | overall P / R / F1 | mixed P / R / F1 | decoding words/s | "
+                "training, s | best epoch |", "|---|---:|---:|---:|---:|---:|---:|---:|"]
+        for r, m in zip([r for r in ours if "stream" in r], mf):
+            tr = r.get("train", {})
+            out.append(f"| {r['system']} | " + " | ".join(
+                f"{100 * m['scores'][k]['precision']:.1f} / {100 * m['scores'][k]['recall']:.1f} / "
+                f"**{100 * m['scores'][k]['f1']:.1f}**" for k in ("M", "F", "overall", "mixed"))
+                + f" | {r['words_per_second']} | {tr.get('seconds')} | {tr.get('best_epoch')} of {tr.get('epochs')} |")
+        pairs = [("upp", "cpp"), ("upp_ted", "cpp_ted"), ("upp_ted", "upp"), ("upp_ted_fine", "upp_fine")]
+        by_name = {m["system"]: m for m in mf}
+        lines = []
+        for a, b in pairs:
+            if a in by_name and b in by_name:
+                t = compare_reports([by_name[b], by_name[a]], reference=b)["tests"][a]
+                lines.append(f"{a} against {b}: " + ", ".join(f"p({k[2:-3]}) = {v:.4f}" for k, v in t.items()
+                                                            if k.endswith("_f1")))
+        if lines:
+            out += ["", "Paired tests (approximate randomisation, 10000 permutations): " + "; ".join(lines) + "."]
+    silver = load(ROOT / "metrics" / "ted" / "paper003" / "silver.json")
+    if silver:
+        al = silver["alignment"]
+        out += ["", f"Silver documents: {silver['docs']} of {silver['stream_sents']} parsed sentences each "
+                f"({silver['doc_words']} words, {al['sentences']} parser sentences; {al['placed']} of {al['marks']} "
+                f"gold marks placed), the last tenth choosing the epoch; parsing took {silver['seconds']} s."]
+    return "\n".join(out) + "\n"
+
+
+def ted_live_section() -> str:
+    """The shipped pipeline live over the TED dev block (metrics/ted/paper003/live_shipped.json)."""
+    live = load(ROOT / "metrics" / "ted" / "paper003" / "live_shipped.json")
+    if not live:
+        return ""
+    keys = ("COMMA", "PERIOD", "QUESTION", "overall", "mixed")
+    out = ["### TED dev block, live: the shipped pipeline over a sliding window", "",
+           f"The dev block (words {live['dev_block'][0]}-{live['dev_block'][1]}) fed one word at a time as one stream, "
+           f"scored in units of {live['unit_words']} words as above (batch = `restore_text` of the whole block, the "
+           "shipped cascade).", "",
+           "| delay (words) | step | COMMA F1 | PERIOD F1 | QUESTION F1 | overall F1 | mixed F1 | largest wait (words) | "
+           "mean seconds to emission | CPU ms per word |", "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    for d, r in live["delays"].items():
+        sc = r["scores"]
+        out.append(f"| {d} | {r['step']} | " + " | ".join(f"{100 * sc[k]['f1']:.1f}" for k in keys)
+                   + f" | {r['max_wait_words']} | {r['mean_seconds_to_emission']:.4f} | {r['cpu_ms_per_word']:.3f} |")
+    b = live["batch"]
+    out.append("| batch | – | " + " | ".join(f"{100 * b['scores'][k]['f1']:.1f}" for k in keys)
+               + f" | – | – | {b['cpu_ms_per_word']:.3f} |")
     return "\n".join(out) + "\n"
 
 
@@ -120,6 +285,12 @@ def main(argv=None) -> int:
         sec = treebank_section(tb)
         if sec:
             parts += [sec, ""]
+    ted = ted_section()
+    if ted:
+        parts += [ted, ""]
+    ted_live = ted_live_section()
+    if ted_live:
+        parts += [ted_live, ""]
     parts += [DESIGN, PAPER]
     Path(args.output).parent.mkdir(parents=True, exist_ok=True)
     Path(args.output).write_text("\n".join(parts))
