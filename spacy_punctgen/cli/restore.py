@@ -5,8 +5,10 @@
 Without ``--parser`` the text goes through the pipeline that ships for ``--lang``
 (:func:`spacy_punctgen.load`, with ``--model`` in place of the shipped punctuation model if
 given): each input line is one stream of any length, parsed and restored in windows of a few
-thousand characters (:func:`~spacy_punctgen.api.stream.iter_restored`), so memory does not
-grow with the length of a line (only with its vocabulary, and the output text). With ``--parser`` each line is
+thousand characters (:func:`~spacy_punctgen.api.stream.iter_restored_lines`), so memory does not
+grow with the length of a line (only with its vocabulary, and the output text); lines that fit
+one window go through the pipeline many at a time (the output is the same as one by one,
+:func:`~spacy_punctgen.api.stream.restore_text` of each line). With ``--parser`` each line is
 parsed whole by that pipeline (as one text; a line longer than its ``nlp.max_length``, spaCy's
 default 1,000,000 characters, is refused before anything is parsed, E631) and restored by
 a ``punctgen`` component added to it (with ``punctgen_words``), with ``--model`` or the model
@@ -89,10 +91,14 @@ def _arguments(p: argparse.ArgumentParser) -> None:
                         "case in which characters of the input are removed, and only marks)")
     p.add_argument("--live", default=None, metavar="MODEL",
                    help="punctuate standard input as it arrives, line by line, with this incremental model (UPP or "
-                        "CPP, trained by experiments/paper003): each word is written, with its mark, at most --delay "
-                        "words after it arrived, and never revised")
+                        "CPP, trained by experiments/paper003), or 'shipped': the shipped pipeline (--lang, --model) "
+                        "restoring a sliding window; each word is written, with its marks, at most --delay words "
+                        "after it arrived, and never revised")
     p.add_argument("--delay", type=int, default=10,
                    help="with --live: the most words a word waits before it is written (default: 10)")
+    p.add_argument("--live-step", type=positive_int, default=None, metavar="N",
+                   help="with --live shipped: restore the window every N words (default: delay // 2, at least 1); "
+                        "fewer restorations, less CPU, but the words written together see less of what follows")
     p.add_argument("--connect-timeout", type=positive_float, default=10.0, metavar="SECONDS",
                    help="with --scheduler: seconds to wait for the scheduler to answer (default: 10)")
 
@@ -146,10 +152,10 @@ def _check_lengths(lines: List[str], limit: int, src: str) -> None:
 
 
 def load_parser_pipeline(name: str):
-    import spacy
+    from spacy_punctgen.api.load import read_pipeline
 
     try:
-        nlp = spacy.load(name)
+        nlp = read_pipeline(name)  # a damaged file of a saved folder named (E022)
     except OSError as err:
         raise ValueError(Errors.E620.format(name=name, err=err)) from None
     if "parser" not in nlp.pipe_names and not any(getattr(p, "name", "") == "parser" for _, p in nlp.pipeline):
@@ -171,9 +177,10 @@ def _n_words(text: str) -> int:
 
 
 def _restore_shipped(args, lines: List[str]) -> tuple:
-    """Each line through the shipped pipeline in windows; returns the lines and a summary."""
+    """Each line through the shipped pipeline (:func:`~spacy_punctgen.api.stream.iter_restored_lines`:
+    short lines many at a time, long ones in windows); returns the lines and a summary."""
     from spacy_punctgen.api.load import load
-    from spacy_punctgen.api.stream import iter_restored
+    from spacy_punctgen.api.stream import iter_restored_lines
 
     if args.model is not None and not Path(args.model).is_dir():
         raise FileNotFoundError(Errors.E606.format(path=args.model))
@@ -182,20 +189,16 @@ def _restore_shipped(args, lines: List[str]) -> tuple:
     nlp = load(args.lang, model=args.model, truecase=args.truecaser or args.truecase,
                config=_punctgen_config(args))
     counts = [_n_words(line) for line in lines]
-    texts = []
+    pieces: List[List[str]] = [[] for _ in lines]
+    done = [0] * len(lines)
     with _progress_bar(args, sum(counts), "word") as bar:
-        for line, n in zip(lines, counts):
-            if not line.strip():
-                texts.append(line)
-                continue
-            pieces, done = [], 0
-            for piece in iter_restored(nlp, line):
-                pieces.append(piece)
-                step = min(_n_words(piece), n - done)
-                done += step
-                bar.update(step)
-            bar.update(n - done)
-            texts.append("".join(pieces))
+        for k, piece in iter_restored_lines(nlp, lines):
+            pieces[k].append(piece)
+            step = min(_n_words(piece), counts[k] - done[k])
+            done[k] += step
+            bar.update(step)
+        bar.update(sum(counts) - sum(done))
+    texts = ["".join(p) for p in pieces]
     return texts, {"parser": "shipped", "words": sum(len(line.split()) for line in lines)}
 
 
@@ -269,13 +272,23 @@ def _restore_with_parser(args, lines: List[str]) -> tuple:
 
 def _restore_live(args) -> dict:
     """``--live``: lines of the input pushed to :class:`~spacy_punctgen.incremental.live.LivePunctuator`
-    as they come, what it finalises written (and flushed) at once."""
-    from spacy_punctgen.incremental.live import LivePunctuator
-    from spacy_punctgen.incremental.model import IncrementalPunctuator
+    (an incremental model) or :class:`~spacy_punctgen.api.window_live.WindowLivePunctuator`
+    (``shipped``: the shipped pipeline) as they come, what it finalises written (and flushed) at once."""
+    if args.live == "shipped":
+        from spacy_punctgen.api.load import load
+        from spacy_punctgen.api.window_live import WindowLivePunctuator
 
-    if not Path(args.live).is_dir():
-        raise FileNotFoundError(Errors.E606.format(path=args.live))
-    state = LivePunctuator(IncrementalPunctuator.from_disk(args.live), delay=args.delay)
+        if args.model is not None and not Path(args.model).is_dir():
+            raise FileNotFoundError(Errors.E606.format(path=args.model))
+        nlp = load(args.lang, model=args.model, config=_punctgen_config(args))
+        state = WindowLivePunctuator(nlp, delay=args.delay, step=args.live_step)
+    else:
+        from spacy_punctgen.incremental.live import LivePunctuator
+        from spacy_punctgen.incremental.model import IncrementalPunctuator
+
+        if not Path(args.live).is_dir():
+            raise FileNotFoundError(Errors.E606.format(path=args.live))
+        state = LivePunctuator(IncrementalPunctuator.from_disk(args.live), delay=args.delay)
     out = sys.stdout if args.output in (None, "-") else open(args.output, "w", encoding="utf-8", newline="")
     source = sys.stdin if args.input == "-" else open(args.input, encoding="utf-8")
     t0 = time.perf_counter()
@@ -295,6 +308,8 @@ def _restore_live(args) -> dict:
     delays = [e.emitted_at - e.arrived_at for e in state.log]
     result = {"live": str(args.live), "delay": args.delay, "words": len(state.log),
               "max_delay_words": max(delays) if delays else 0, "seconds": round(time.perf_counter() - t0, 3)}
+    if args.live == "shipped":
+        result.update(step=state.step, restorations=state.n_restorations)
     if args.output not in (None, "-"):
         result["_text"] = f"wrote {len(state.log)} words to {args.output}"
     else:

@@ -25,6 +25,7 @@ error outside the model never makes the observed string impossible.
 """
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 from dataclasses import dataclass
@@ -47,6 +48,8 @@ Surface = Tuple[str, ...]
 FIRST, INTERIOR, LAST = 0, 1, 2
 #: derivations enumerate at most this many optional errors per string (the rest are never applied)
 MAX_CHOICES = 10
+#: each error type's place in :data:`ERROR_TYPES` (the counts of a derivation)
+TYPE_INDEX = {t: k for k, t in enumerate(ERROR_TYPES)}
 
 
 class SlotCorrection(NamedTuple):
@@ -61,10 +64,9 @@ def _position(i: int, n: int) -> int:
     return LAST if i == n else (FIRST if i == 0 else INTERIOR)
 
 
-def _derivations(x: Surface, pos: int, comma: str) -> List[Tuple[Surface, Tuple[int, ...], Tuple[int, ...]]]:
-    """Every way the damage process can rewrite ``x`` at a slot of position ``pos``: ``(y, applied,
-    opportunities)`` with per-type counts in the order of :data:`ERROR_TYPES`."""
-    T = {t: k for k, t in enumerate(ERROR_TYPES)}
+def _eligible(x: Surface, pos: int) -> Tuple[List[Optional[str]], List[int]]:
+    """The error each mark of ``x`` may suffer at a slot of position ``pos`` (None: none), and the
+    marks the derivations flip: the first :data:`MAX_CHOICES` that may suffer one."""
     fin = -1
     if pos == LAST:
         for j in range(len(x) - 1, -1, -1):
@@ -83,33 +85,55 @@ def _derivations(x: Surface, pos: int, comma: str) -> List[Tuple[Surface, Tuple[
             kinds.append("dropped_quote")
         else:
             kinds.append(None)
-    elig = [j for j, k in enumerate(kinds) if k is not None][:MAX_CHOICES]
+    return kinds, [j for j, k in enumerate(kinds) if k is not None][:MAX_CHOICES]
+
+
+def _flipped(x: Surface, kinds: List[Optional[str]], elig: List[int], flips: Sequence[bool]
+             ) -> Tuple[List[str], List[int], List[int]]:
+    """``x`` after the errors ``flips`` (one per mark of ``elig``) and, per type of
+    :data:`ERROR_TYPES`, the errors applied and the opportunities."""
+    applied = [0] * len(ERROR_TYPES)
+    opps = [0] * len(ERROR_TYPES)
+    flip = dict(zip(elig, flips))
+    mid: List[str] = []
+    for j, tok in enumerate(x):
+        if j not in flip:
+            mid.append(tok)
+            continue
+        k = TYPE_INDEX[kinds[j]]
+        opps[k] += 1
+        if flip[j]:
+            applied[k] += 1
+            if kinds[j] == "comma_splice":
+                mid.append(SEMICOLONS[tok])
+        else:
+            mid.append(tok)
+    return mid, applied, opps
+
+
+def _swap_pairs(mid: Sequence[str]) -> List[int]:
+    """Where in ``mid`` a closing quote or bracket and a point or comma may change places: the
+    first of each adjacent pair, from the left, pairs disjoint."""
+    pairs, j = [], 0
+    while j + 1 < len(mid):
+        a, b = mid[j], mid[j + 1]
+        if (a in CLOSERS and b in SWAPPABLE) or (a in SWAPPABLE and b in CLOSERS):
+            pairs.append(j)
+            j += 2
+        else:
+            j += 1
+    return pairs
+
+
+def _derivations(x: Surface, pos: int, comma: str) -> List[Tuple[Surface, Tuple[int, ...], Tuple[int, ...]]]:
+    """Every way the damage process can rewrite ``x`` at a slot of position ``pos``: ``(y, applied,
+    opportunities)`` with per-type counts in the order of :data:`ERROR_TYPES`."""
+    T = {t: k for k, t in enumerate(ERROR_TYPES)}
+    kinds, elig = _eligible(x, pos)
     out = []
     for flips in itertools.product((False, True), repeat=len(elig)):
-        applied = [0] * len(ERROR_TYPES)
-        opps = [0] * len(ERROR_TYPES)
-        flip = dict(zip(elig, flips))
-        mid: List[str] = []
-        for j, tok in enumerate(x):
-            if j not in flip:
-                mid.append(tok)
-                continue
-            k = T[kinds[j]]
-            opps[k] += 1
-            if flip[j]:
-                applied[k] += 1
-                if kinds[j] == "comma_splice":
-                    mid.append(SEMICOLONS[tok])
-            else:
-                mid.append(tok)
-        pairs, j = [], 0
-        while j + 1 < len(mid):
-            a, b = mid[j], mid[j + 1]
-            if (a in CLOSERS and b in SWAPPABLE) or (a in SWAPPABLE and b in CLOSERS):
-                pairs.append(j)
-                j += 2
-            else:
-                j += 1
+        mid, applied, opps = _flipped(x, kinds, elig, flips)
+        pairs = _swap_pairs(mid)
         kt = T["quote_transposition"]
         for swaps in itertools.product((False, True), repeat=min(len(pairs), MAX_CHOICES)):
             y = list(mid)
@@ -128,6 +152,54 @@ def _derivations(x: Surface, pos: int, comma: str) -> List[Tuple[Surface, Tuple[
                 out.append(((comma,), tuple(a3), tuple(o2)))
             else:
                 out.append((tuple(y), tuple(a2), tuple(o2)))
+    return out
+
+
+@functools.lru_cache(maxsize=None)
+def _flip_sets(droppable: Tuple[bool, ...], drops: int) -> Tuple[Tuple[bool, ...], ...]:
+    """The flips of :func:`_derivations` (in its order) that drop exactly ``drops`` marks, the
+    flipped marks being droppable or not (a ``;`` made ``,`` stays)."""
+    return tuple(f for f in itertools.product((False, True), repeat=len(droppable))
+                 if sum(a and b for a, b in zip(f, droppable)) == drops)
+
+
+def _derivations_of(x: Surface, y: Surface, pos: int, comma: str,
+                    eligible: Tuple[List[Optional[str]], List[int]]) -> List[Tuple[Tuple[int, ...], Tuple[int, ...]]]:
+    """``(applied, opportunities)`` of the derivations of :func:`_derivations` that rewrite ``x`` as
+    ``y``, in its order, found without listing the others (``eligible``: :func:`_eligible` of ``x``).
+    Why: :func:`_derivations` lists up to 2^20 strings of ``x``'s length, and a slot where a deep
+    chain's constituents meet has hundreds of marks; ``y`` fixes how many marks were dropped (swaps
+    and ``;`` -> ``,`` keep the length), and at most one way to read each swappable pair."""
+    if not x and pos == INTERIOR:  # the spurious comma: two derivations
+        return [(a, o) for yy, a, o in _derivations(x, pos, comma) if yy == y]
+    kinds, elig = eligible
+    droppable = tuple(kinds[j] != "comma_splice" for j in elig)
+    drops = len(x) - len(y)
+    if drops < 0 or drops > sum(droppable):
+        return []
+    kt = TYPE_INDEX["quote_transposition"]
+    out = []
+    for flips in _flip_sets(droppable, drops):
+        mid, applied, opps = _flipped(x, kinds, elig, flips)
+        pairs = _swap_pairs(mid)
+        free = pairs[:MAX_CHOICES]  # the pairs that may be swapped; y must equal mid elsewhere
+        covered = set(free) | {j + 1 for j in free}
+        if any(mid[i] != y[i] for i in range(len(mid)) if i not in covered):
+            continue
+        options = []
+        for j in free:
+            ways = [s for s, (a, b) in ((False, (mid[j], mid[j + 1])), (True, (mid[j + 1], mid[j])))
+                    if (a, b) == (y[j], y[j + 1])]
+            if not ways:
+                break
+            options.append(ways)
+        else:
+            o2 = list(opps)
+            o2[kt] += len(pairs)
+            for swaps in itertools.product(*options):
+                a2 = list(applied)
+                a2[kt] += sum(swaps)
+                out.append((tuple(a2), tuple(o2)))
     return out
 
 
@@ -153,6 +225,8 @@ class SlotNoise:
         self.rates = {t: float(self.rates[t]) for t in ERROR_TYPES}
         self._cache: Dict[Tuple[Surface, int, str], List] = {}
         self._dist: Dict[Tuple[Surface, int, str], Dict[Surface, float]] = {}
+        self._kinds: Dict[Tuple[Surface, int], Tuple[List[Optional[str]], List[int]]] = {}
+        self._damage: Dict[Tuple[Surface, Surface, int, str], float] = {}
 
     @classmethod
     def from_config(cls, config: DamageConfig = DEFAULT_CONFIG, **kw) -> "SlotNoise":
@@ -196,9 +270,33 @@ class SlotNoise:
             self._dist[key] = d
         return d
 
+    def derivations_of(self, y: Surface, x: Surface, pos: int, comma: str = ","
+                       ) -> List[Tuple[Tuple[int, ...], Tuple[int, ...]]]:
+        """``(applied, opportunities)`` of each derivation of ``y`` from ``x``, in the order of
+        :meth:`derivations` (those of its entries whose string is ``y``)."""
+        x = tuple(x)
+        eligible = self._kinds.get((x, pos))
+        if eligible is None:
+            eligible = self._kinds[(x, pos)] = _eligible(x, pos)
+        return _derivations_of(x, tuple(y), pos, comma, eligible)
+
+    def damage(self, y: Surface, x: Surface, pos: int, comma: str = ",") -> float:
+        """``damage(y | x)``: :meth:`distribution` ``(x)[y]`` (0 if absent), summed in the same order
+        over ``y``'s derivations only, so the same float."""
+        key = (tuple(x), tuple(y), pos, comma)
+        p = self._damage.get(key)
+        if p is None:
+            p = 0.0
+            for a, o in self.derivations_of(y, x, pos, comma):
+                lp = self._logp(a, o)
+                if lp > -math.inf:
+                    p = p + math.exp(lp)
+            self._damage[key] = p
+        return p
+
     def prob(self, y: Surface, x: Surface, pos: int, comma: str = ",") -> float:
         """``N(y | x) = (1 - eps) · damage(y | x) + eps``."""
-        return (1.0 - self.eps) * self.distribution(x, pos, comma).get(tuple(y), 0.0) + self.eps
+        return (1.0 - self.eps) * self.damage(y, x, pos, comma) + self.eps
 
     @classmethod
     def fit(cls, gold: Sequence[PunctSentence], observed: Sequence[PunctSentence], iterations: int = 20,
@@ -221,7 +319,7 @@ class SlotNoise:
             num = [0.0] * len(ERROR_TYPES)
             den = [0.0] * len(ERROR_TYPES)
             for (x, y, pos, comma), c in counts.items():
-                ds = [(a, o, noise._logp(a, o)) for yy, a, o in noise.derivations(x, pos, comma) if yy == y]
+                ds = [(a, o, noise._logp(a, o)) for a, o in noise.derivations_of(y, x, pos, comma)]
                 if not ds:  # an error outside the process: nothing to learn from this slot
                     continue
                 top = max(lp for _, _, lp in ds)

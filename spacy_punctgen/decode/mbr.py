@@ -36,7 +36,8 @@ from spacy_punctgen.decode.marginal import (EXACT_BEAM, EXACT_CANDIDATES, EXACT_
                                             EXACT_RESCALE, EXACT_SUPPORT_MIN, EXACT_WIDE, RESTORE_PRUNE,
                                             marginal_slot_choices, marginal_slot_distributions)
 from spacy_punctgen.decode.evidence import evidence_weights
-from spacy_punctgen.decode.priors import Channel, Prior, mixture_priors, sentence_priors
+from spacy_punctgen.decode.priors import (Channel, Prior, check_model, check_sentence, check_trees, mixture_priors,
+                                          sentence_priors)
 from spacy_punctgen.decode.risk import (SlotChoice, Surface, check_empty_weight, edit_matrix,  # noqa: F401
                                         mbr_index, risk_weights)
 from spacy_punctgen.decode.sample_choice import SLOT_WORK, sample_pick, slot_picks  # noqa: F401
@@ -45,6 +46,12 @@ from spacy_punctgen.errors import Errors
 
 #: the restoration decoders (:func:`restore_mixtures`' ``method``)
 METHODS = ("marginal", "slot", "sample")
+#: about how many words (of all trees) :func:`restore_mixtures` decodes at once: it scores and decodes
+#: the sentences in runs of this many words (a longer sentence alone), so that the priors it holds,
+#: and the kernel's arrays, do not grow with the number of sentences (a Doc of 100,000 words has
+#: 18 M candidate pairs: 140 MB of priors, and as much again of arrays, at once). Each sentence is
+#: decoded on its own, so the runs change nothing in the results
+RESTORE_BATCH_WORDS = 2000
 #: "slot"/"sample": the most samples a call may draw (the public entry points check ``n_samples``
 #: against it, E106/E126, and ``seed``, E127; the component's and the command line's settings
 #: should use it too).  Time and memory grow in proportion: about
@@ -130,6 +137,31 @@ def _check_args(method: str, n_samples, seed) -> Tuple[int, Optional[int]]:
     return n, _check_seed(seed)
 
 
+def _check_tree_sets(model, tree_sets: Sequence[Sequence[PunctSentence]]) -> None:
+    """The checks of :func:`~.priors.mixture_priors` over all of ``tree_sets`` at once, in its order
+    (each sentence's trees, the model, every tree), so that a call decoded in batches refuses a bad
+    tree before any work and names it by its index in the call."""
+    for k, ts in enumerate(tree_sets):
+        check_trees(ts, k)
+    check_model(model)
+    for k, tree in enumerate(t for ts in tree_sets for t in ts):
+        check_sentence(tree, k)
+
+
+def _runs(tree_sets: Sequence[Sequence[PunctSentence]], words: int) -> List[Tuple[int, int]]:
+    """``(a, b)``: ``tree_sets`` cut into consecutive runs of at most ``words`` words (counting every
+    tree), each of at least one sentence (no sentences: one empty run, which still checks the model)."""
+    runs, a, n = [], 0, 0
+    for k, ts in enumerate(tree_sets):
+        size = sum(len(t.words) for t in ts)
+        if k > a and n + size > words:
+            runs.append((a, k))
+            a, n = k, 0
+        n += size
+    runs.append((a, len(tree_sets)))
+    return runs
+
+
 def _rng(seed: Optional[int], *key: int) -> np.random.Generator:
     """The random stream of sentence ``key[0]`` (and tree ``key[1]``); fresh entropy without a seed."""
     return np.random.default_rng(None if seed is None else [seed, *key])
@@ -161,12 +193,17 @@ def restore_mixtures(model, tree_sets: Sequence[Sequence[PunctSentence]], method
     ``default_rng([seed, k, j])``.  One tree per sentence is exactly :func:`restore_sentences`."""
     n_samples, seed = _check_args(method, n_samples, seed)
     empty_weight = check_empty_weight(empty_weight, method)
-    prior_sets, channel = mixture_priors(model, tree_sets)
-    if method == "marginal":  # (RESTORE_PRUNE read here, so that a sweep may set mbr.RESTORE_PRUNE)
-        return marginal_slot_choices(model, prior_sets, channel, empty_weight, prune=RESTORE_PRUNE)
-    out = []
-    for k, priors in enumerate(prior_sets):
-        rngs = [_rng(seed, k, *([j] if j else [])) for j in range(len(priors))]
-        out.append(_decode_sampled(model, priors, channel, method, n_samples, rngs))
+    tree_sets = [list(ts) for ts in tree_sets]
+    if len(tree_sets) > 1:  # every tree checked, with its index in the call, before any work
+        _check_tree_sets(model, tree_sets)
+    out: List[List[SlotChoice]] = []
+    for a, b in _runs(tree_sets, RESTORE_BATCH_WORDS):
+        prior_sets, channel = mixture_priors(model, tree_sets[a:b])
+        if method == "marginal":  # (RESTORE_PRUNE read here, so that a sweep may set mbr.RESTORE_PRUNE)
+            out.extend(marginal_slot_choices(model, prior_sets, channel, empty_weight, prune=RESTORE_PRUNE))
+            continue
+        for k, priors in enumerate(prior_sets, a):
+            rngs = [_rng(seed, k, *([j] if j else [])) for j in range(len(priors))]
+            out.append(_decode_sampled(model, priors, channel, method, n_samples, rngs))
     return out
 
