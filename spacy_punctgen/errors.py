@@ -8,7 +8,10 @@ them, so a new message takes the next free code of its block:
 
 * ``E001``-``E099``: the spaCy component (``pipeline/``), the parser helpers (``parsing/``) and
   the user-facing entry points (``api/``), as they were written before those moved out of it
-* ``E100``-``E199``: decoding (``decode/``) and the DP wrapper (``inference/``)
+  (E017-E019 ``punctgen correct FILE.conllu``; E020-E023 length limits, damaged pipeline files and
+  non-finite settings; E030-E032 the truecaser's unseen words)
+* ``E100``-``E199``: decoding (``decode/``) and the DP wrapper (``inference/``); E190-E191
+  restoration conditioned on a text's own marks, E192-E194 class factors in the marginal kernel
 * ``E200``-``E499``: the model (``model/``, ``features/``) and whatever else its layers need
 * ``E500``-``E539``: reading and converting treebanks (``data/``)
 * ``E540``-``E559``: evaluation (``evaluation/``)
@@ -21,9 +24,10 @@ them, so a new message takes the next free code of its block:
   E831-E832, E860-E862, E869; data E768-E771, E820-E822; cli E774-E775, E788-E789,
   E793-E795, E833-E835, E884; api E776-E787, E870, E880-E883; decode E825-E830, E841-E842,
   E863-E868, E885-E886; model E836-E840; training E844-E845; parsing E887-E890
-* ``E900``-``E919``: the companion comma systems (``baselines/trigram_hmm.py``, ``crf_syntax.py``)
+* ``E900``-``E919``: the companion comma systems (``baselines/trigram_hmm.py``, ``crf_syntax.py``;
+  E909-E910 their significance tests)
 * ``E920``-``E939``: the incremental parser-punctuators (CPP, UPP) and live mode (``incremental/``,
-  ``inference/incremental.py``)
+  ``inference/incremental.py``; E938-E939 live mode over a pipeline, ``api/window_live.py``)
 * ``E940``-``E959``: file formats: insertions, subtitles, word timestamps (``formats/``)
 * ``E960``-``E979``: decoders that were removed (``decode/``)
 * ``E980``-``E982``: restoration that keeps the user's text, on the command line (``cli/``);
