@@ -88,6 +88,11 @@ class Errors:
             "overwritten?). Save the pipeline again (nlp.to_disk) or copy that file again from the saved pipeline.")
     E023 = ("[E023] The 'punctgen' setting {name} must be a finite number{allowed}, not {value!r}: spaCy cannot "
             "write nan or infinity into a pipeline's config.")
+    # distributed restoration (api/distributed.py)
+    E024 = ("[E024] {address} answers, but not as a Dask scheduler (it sent {got!r} first): is it the "
+            "scheduler's port (8786 by default), not its dashboard or another service?")
+    E025 = ("[E025] texts must be an iterable of str (one text each), not a single str, whose characters "
+            "would be punctuated one by one: pass [text]")
     # the truecaser's unseen words (truecasing/truecaser.py)
     E030 = ("[E030] the 'punctgen_truecase' setting unseen_standins must be a whole number, 0 or more (0: unseen "
             "words are predicted from their own string), not {value!r}")

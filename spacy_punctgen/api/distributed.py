@@ -89,9 +89,11 @@ def pipeline_spec(lang: str = "en", mode: str = "restore", *, model: PathLike | 
     before anything is sent: ``mode`` (E782) and a parser shipped for ``lang`` (E051). Paths
     (``model``, a truecaser) are read by the workers: on a cluster they must exist there."""
     from spacy_punctgen.api.load import shipped_parser_path
+    from spacy_punctgen.api.stream import check_chunk_chars
 
     if mode not in DISTRIBUTED_MODES:
         raise ValueError(Errors.E782.format(modes=" or ".join(repr(m) for m in DISTRIBUTED_MODES), mode=mode))
+    check_chunk_chars(chunk_chars)  # here, not first on the workers
     shipped_parser_path(lang)
     items = tuple(sorted((str(k), v) for k, v in (config or {}).items()))
     return PipelineSpec(lang=str(lang), mode=mode, model=None if model is None else str(model), config=items,
@@ -198,10 +200,38 @@ def _probe(address: str, timeout: float) -> None:
     if scheme != "tcp":
         return
     try:
-        with socket.create_connection((host, port), timeout=timeout):
-            pass
-    except OSError as err:
+        with socket.create_connection((host, port), timeout=timeout) as sock:
+            sock.settimeout(timeout)
+            opening = _first_bytes(sock, HANDSHAKE_BYTES)
+    except OSError as err:  # (socket.timeout too: a port that accepts and stays silent)
         raise TimeoutError(Errors.E777.format(address=address, timeout=timeout, err=err)) from None
+    if not is_dask_handshake(opening):
+        raise ValueError(Errors.E024.format(address=address, got=opening[:16]))
+
+
+#: a Dask scheduler speaks first: its handshake's frame header (two little-endian uint64s)
+HANDSHAKE_BYTES = 16
+
+
+def _first_bytes(sock, n: int) -> bytes:
+    """The first ``n`` bytes the peer sends (fewer if it closes first); socket.timeout if none come."""
+    data = b""
+    while len(data) < n:
+        got = sock.recv(n - len(data))
+        if not got:
+            break
+        data += got
+    return data
+
+
+def is_dask_handshake(opening: bytes) -> bool:
+    """Whether the first bytes a server sent can open Dask's wire protocol: a length below 4 GB
+    and a small frame count. Why: distributed's Client reads the first 8 bytes as a length, so
+    a server that answers with ``HTTP/1.1 …`` made it allocate 3 EiB (MemoryError)."""
+    if len(opening) < HANDSHAKE_BYTES:
+        return False
+    length, frames = int.from_bytes(opening[:8], "little"), int.from_bytes(opening[8:16], "little")
+    return 0 < length < 2 ** 32 and 0 < frames < 2 ** 16
 
 
 @contextmanager
@@ -324,6 +354,8 @@ def iter_texts(texts: Iterable[str], client=None, *, lang: str = "en", mode: str
     least 2); texts are read and results handed back as they go. ``info``: a dict to fill in
     with ``workers``, ``threads`` and ``partitions`` (known once the iteration ends). Being a
     generator, it checks its arguments and connects when the first result is asked for."""
+    if isinstance(texts, str):
+        raise TypeError(Errors.E025)
     spec = pipeline_spec(lang, mode, model=model, config=config, truecase=truecase, chunk_chars=chunk_chars)
     if partitions is not None and partition_size is not None:
         raise ValueError(Errors.E780)

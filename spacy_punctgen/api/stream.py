@@ -55,7 +55,8 @@ MERGED_FACTORIES = (PUNCTGEN_FACTORY, "punctgen_truecase")
 SENTENCE_END_CHARS = frozenset(".?!")
 
 
-def _check_chunk_chars(chunk_chars: int) -> int:
+def check_chunk_chars(chunk_chars: int) -> int:
+    """``chunk_chars`` as a window size (an int of at least 100 characters; E056 otherwise)."""
     if isinstance(chunk_chars, bool) or not isinstance(chunk_chars, int) or chunk_chars < 100:
         raise ValueError(Errors.E056.format(value=chunk_chars))
     return chunk_chars
@@ -141,7 +142,7 @@ def iter_pieces_at(nlp: Language, text: str, chunk_chars: int = DEFAULT_CHUNK_CH
     each the contiguous slice ``text[offset:offset + len(piece.text)]`` ending at a sentence
     boundary (or a forced one), in order; see the module docstring. ``progress``: a stream (e.g.
     ``sys.stderr``) for a one-line progress report once the text has taken more than two seconds."""
-    chunk_chars = _check_chunk_chars(chunk_chars)
+    chunk_chars = check_chunk_chars(chunk_chars)
     skip = punctgen_names(nlp)
     start, n = 0, len(text)
     t0 = time.perf_counter()
@@ -312,7 +313,7 @@ def iter_restored_lines(nlp: Language, lines: Iterable[str], chunk_chars: int = 
     component's ``pipe`` as ``nlp.pipe`` does (2,000 lines of 5-15 words: 4x faster than one by
     one, the same strings); a longer line streams through :func:`iter_restored`, a blank one is
     itself. ``punctgen restore FILE`` reads its lines with it."""
-    chunk_chars = _check_chunk_chars(chunk_chars)
+    chunk_chars = check_chunk_chars(chunk_chars)
     _restorers(nlp)
     pending: List[Tuple[int, str]] = []
 
@@ -475,7 +476,7 @@ def streaming(nlp: Language, chunk_chars: int = DEFAULT_CHUNK_CHARS,
     saved with ``nlp.to_disk`` loads back as the ordinary class). ``single_words``: a one-line
     input of at most that many words is parsed as one sentence (0: never; :func:`is_single_sentence`)."""
     nlp.__class__ = _streaming_class(type(nlp))
-    nlp.punctgen_chunk_chars = _check_chunk_chars(chunk_chars)
+    nlp.punctgen_chunk_chars = check_chunk_chars(chunk_chars)
     nlp.punctgen_progress = progress
     nlp.punctgen_single_words = check_single_words(single_words)
     return nlp

@@ -248,3 +248,59 @@ def test_restore_files_refusals(tmp_path):
     with pytest.raises(ValueError, match=r"\[E782\]"):
         dist.restore_files([a], tmp_path / "out", mode="correct")
     assert not (tmp_path / "out").exists()
+
+
+# ------------------------------------------------------------------ servers that are not Dask's
+def _serve(greeting):
+    """A TCP server on a free local port that accepts one connection and writes ``greeting``
+    (None: nothing, ever); its address."""
+    import threading
+
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen(1)
+
+    def run():
+        conn, _ = server.accept()
+        if greeting is not None:
+            conn.sendall(greeting)
+        threading.Event().wait(5)
+        conn.close()
+        server.close()
+
+    threading.Thread(target=run, daemon=True).start()
+    return f"tcp://127.0.0.1:{server.getsockname()[1]}"
+
+
+def test_a_port_that_accepts_and_stays_silent_times_out():
+    import time
+
+    address = _serve(None)
+    t0 = time.monotonic()
+    with pytest.raises(TimeoutError, match=r"\[E777\]"):
+        dist.restore_texts(["a"], address, timeout=1.0)
+    assert time.monotonic() - t0 < 4
+
+
+def test_a_port_that_answers_http_is_not_a_scheduler():
+    """distributed's Client read "HTTP/1.1" as a frame length and tried to allocate 3 EiB."""
+    address = _serve(b"HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n")
+    with pytest.raises(ValueError, match=r"\[E024\].*HTTP/1.1"):
+        dist.restore_texts(["a"], address, timeout=2.0)
+
+
+def test_dask_handshake_bytes():
+    assert dist.is_dask_handshake((58).to_bytes(8, "little") + (1).to_bytes(8, "little"))
+    assert not dist.is_dask_handshake(b"HTTP/1.1 200 OK\r\n")
+    assert not dist.is_dask_handshake(b"SSH-2.0-OpenSSH_9.6")
+    assert not dist.is_dask_handshake(b"\x01")
+
+
+def test_a_single_string_is_refused_not_split_into_characters():
+    with pytest.raises(TypeError, match=r"\[E025\]"):
+        dist.restore_texts("hi there", "tcp://127.0.0.1:1")
+
+
+def test_chunk_chars_is_checked_before_connecting():
+    with pytest.raises(ValueError, match=r"\[E056\]"):
+        dist.restore_texts(["a"], "tcp://127.0.0.1:1", chunk_chars=5)
