@@ -92,13 +92,19 @@ def rss_mb() -> float:
         return psutil.Process().memory_info().rss / 2**20
     except ImportError:
         pass
+    current = _proc_status_mb("VmRSS")
+    return peak_rss_mb() if current is None else current  # no current figure: the peak is the best we have
+
+
+def _proc_status_mb(key: str) -> Optional[float]:
+    """The field ``key`` (kB) of /proc/self/status in MB; None where there is no such file or field."""
     try:
         for line in Path("/proc/self/status").read_text().splitlines():
-            if line.startswith("VmRSS:"):
+            if line.startswith(key + ":"):
                 return int(line.split()[1]) / 1024.0
     except OSError:
         pass
-    return peak_rss_mb()  # no current figure on this platform: the peak is the best we have
+    return None
 
 
 def peak_rss_mb() -> float:
@@ -106,12 +112,9 @@ def peak_rss_mb() -> float:
     own memory): ``ru_maxrss`` survives ``execve``, so a worker started by a large bench process
     would report the bench's size (the transcript workers read 627 MB after the restore section,
     289 MB when run alone)."""
-    try:
-        for line in Path("/proc/self/status").read_text().splitlines():
-            if line.startswith("VmHWM:"):
-                return int(line.split()[1]) / 1024.0
-    except OSError:
-        pass
+    peak = _proc_status_mb("VmHWM")
+    if peak is not None:
+        return peak
     kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     return kb / (2**20 if sys.platform == "darwin" else 1024.0)  # bytes on macOS, KiB on Linux
 
