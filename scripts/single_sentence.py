@@ -200,6 +200,68 @@ def run(args) -> dict:
     return report
 
 
+def sentence_end(args) -> dict:
+    """Train the sentence-end expert on TRAIN's kept sentences (each cased and lowercased: inputs
+    come either way; dev log loss picks the epoch), then choose its ``weight`` and ``inner_factor``
+    on DEV's sentences one per call with the shipped pipeline (cased and lowercased inputs, their
+    edits summed; ties: the smaller change), and write the expert with them to ``--output``."""
+    from spacy_punctgen.data.conllu import resolve_split
+    from spacy_punctgen.data.preprocess import preprocess_file
+    from spacy_punctgen.evaluation.metrics import sentence_losses
+    from spacy_punctgen.model.sentence_end import SentenceEndExpert
+
+    def pairs(path):
+        sents, _ = preprocess_file(path)
+        return [(words, list(s.slots[-1])) for s in sents for words in (list(s.words), [w.lower() for w in s.words])]
+
+    t0 = time.perf_counter()
+    expert, info = SentenceEndExpert.fit(pairs(resolve_split(args.train, "train")),
+                                         pairs(resolve_split(args.dev, args.dev_split)), epochs=args.epochs)
+    info["fit_seconds"] = round(time.perf_counter() - t0, 1)
+    import spacy_punctgen
+
+    nlp = spacy_punctgen.load("en", sentence_end=False)
+    comp = nlp.get_pipe("punctgen")
+    dev = resolve_split(args.dev, args.dev_split)
+    parsed = []
+    for lower in (False, True):
+        inputs = read_inputs(dev, lower, args.limit)
+        with nlp.select_pipes(disable=["punctgen"]):
+            docs = [nlp(text) for _, text, _ in inputs]
+        parsed.append((inputs, docs))
+    table_rows = []
+    import tempfile
+
+    tmp = tempfile.mkdtemp(prefix="sentence_end_")
+    for k, inner in enumerate(args.inner_factors):
+        expert.inner_factor = inner
+        comp.cfg["sentence_end_model"] = str(expert.to_disk(Path(tmp) / f"inner{k}"))
+        for weight in args.weights:
+            if weight == 0 and k:  # weight 0 turns the expert off: measured once
+                continue
+            comp.cfg["sentence_end_weight"] = weight
+            edits, slots = 0.0, 0
+            for inputs, docs in parsed:
+                gold = [g for g, _, _ in inputs]
+                pred = [doc_slots(comp(d.copy()), spans)[0] for d, (_, _, spans) in zip(docs, inputs)]
+                edits += float(sentence_losses(gold, pred).sum())
+                slots += sum(len(g) for g in gold)
+            table_rows.append({"inner_factor": inner, "weight": weight, "aed": edits / slots})
+            print(f"inner_factor {inner}  weight {weight}  AED {edits / slots:.5f}", flush=True)
+    best = min(table_rows, key=lambda r: (round(r["aed"], 9), -r["inner_factor"], r["weight"]))
+    if best["weight"] == 0:  # weight 0 turns the expert off, its inner factor too
+        best = dict(best, inner_factor=1.0)
+    expert.inner_factor, expert.weight = best["inner_factor"], best["weight"]
+    expert.meta.update({"train": str(args.train), "dev": str(dev), "chosen_on": "dev AED, one sentence per call, "
+                        "cased and lowercased inputs"})
+    expert.to_disk(args.output)
+    record = {"system": "sentence_end_expert", "train": str(args.train), "dev": str(dev), **info,
+              "choice": best, "grid": table_rows, "seconds": round(time.perf_counter() - t0, 1)}
+    Path(args.record).parent.mkdir(parents=True, exist_ok=True)
+    Path(args.record).write_text(json.dumps(record, indent=1) + "\n", encoding="utf-8")
+    return record
+
+
 def table(args) -> dict:
     from spacy_punctgen.evaluation.metrics import paired_permutation_test
 
@@ -255,6 +317,16 @@ def main(argv=None) -> int:
     r.add_argument("--c2", type=float, default=3.0, help="crf_lexical's L2 penalty")
     r.add_argument("--save", default=None, help="write the fitted baseline here")
     r.add_argument("--load", default=None, help="a baseline saved by --save instead of fitting one")
+    e = sub.add_parser("sentence-end", help="train the sentence-end expert, choose its weights on dev")
+    e.add_argument("train", help="CoNLL-U training file or UD folder")
+    e.add_argument("dev", help="CoNLL-U dev file or UD folder")
+    e.add_argument("--dev-split", default="dev")
+    e.add_argument("--output", required=True, help="the expert's folder")
+    e.add_argument("--record", required=True, help="the training and choice record (JSON)")
+    e.add_argument("--epochs", type=int, default=6)
+    e.add_argument("--weights", type=float, nargs="+", default=[0.0, 0.5, 0.75, 1.0])
+    e.add_argument("--inner-factors", type=float, nargs="+", default=[1.0, 0.1])
+    e.add_argument("--limit", type=int, default=0, help="only the first N dev inputs (0: all)")
     t = sub.add_parser("table", help="metrics files side by side, permutation tests against references")
     t.add_argument("metrics", nargs="+")
     t.add_argument("--output", required=True)
@@ -265,7 +337,10 @@ def main(argv=None) -> int:
     t.add_argument("--permutations", type=int, default=10000)
     t.add_argument("--seed", type=int, default=0)
     args = p.parse_args(argv)
-    if args.command == "run":
+    if args.command == "sentence-end":
+        rec = sentence_end(args)
+        print(f"chosen: {rec['choice']}")
+    elif args.command == "run":
         rep = run(args)
         marks = "  ".join(f"{m} F1 {100 * rep[m]['f1']:.1f}" for m in MARKS)
         print(f"{rep['system']} ({'lowercased' if rep['lowercased'] else 'cased'}, {rep['n_inputs']} inputs): "

@@ -11,7 +11,8 @@ them, so a new message takes the next free code of its block:
   (E017-E019 ``punctgen correct FILE.conllu``; E020-E023 length limits, damaged pipeline files and
   non-finite settings; E030-E032 the truecaser's unseen words)
 * ``E100``-``E199``: decoding (``decode/``) and the DP wrapper (``inference/``); E190-E191
-  restoration conditioned on a text's own marks, E192-E194 class factors in the marginal kernel
+  restoration conditioned on a text's own marks, E192-E194 class factors in the marginal kernel;
+  E195-E198 paper 002's punctuation properties (``parsing/punct_properties.py``)
 * ``E200``-``E499``: the model (``model/``, ``features/``) and whatever else its layers need
 * ``E500``-``E539``: reading and converting treebanks (``data/``)
 * ``E540``-``E559``: evaluation (``evaluation/``)
@@ -29,7 +30,8 @@ them, so a new message takes the next free code of its block:
 * ``E920``-``E939``: the incremental parser-punctuators (CPP, UPP) and live mode (``incremental/``,
   ``inference/incremental.py``; E938-E939 live mode over a pipeline, ``api/window_live.py``)
 * ``E940``-``E959``: file formats: insertions, subtitles, word timestamps (``formats/``)
-* ``E960``-``E979``: decoders that were removed (``decode/``)
+* ``E960``-``E979``: decoders that were removed (``decode/``); E961-E969 an incremental model's soft
+  evidence for restoration (``incremental/evidence.py``, ``decode/incremental_evidence.py``)
 * ``E980``-``E982``: restoration that keeps the user's text, on the command line (``cli/``);
   ``E983``-``E989``: ``punctgen adapt`` (``workflow/adapt.py``)
 * ``W001``-: warnings
@@ -93,6 +95,12 @@ class Errors:
             "scheduler's port (8786 by default), not its dashboard or another service?")
     E025 = ("[E025] texts must be an iterable of str (one text each), not a single str, whose characters "
             "would be punctuated one by one: pass [text]")
+    # the sentence-end expert (model/sentence_end.py)
+    E026 = ("[E026] the sentence-end expert's {name} must be {allowed}, not {value!r}")
+    E027 = ("[E027] cannot use the sentence-end expert: {problem}")
+    E028 = ("[E028] the sentence-end expert needs at least one training sentence with words")
+    E029 = ("[E029] no sentence-end expert ships for language {lang!r} in this installation: pass a folder "
+            "(sentence_end=PATH) or leave it out (sentence_end=None)")
     # the truecaser's unseen words (truecasing/truecaser.py)
     E030 = ("[E030] the 'punctgen_truecase' setting unseen_standins must be a whole number, 0 or more (0: unseen "
             "words are predicted from their own string), not {value!r}")
@@ -229,6 +237,11 @@ class Errors:
     E193 = ("[E193] sentence #{k}: class factors of shape {shape}; they must be ({slots}, {c}) (one row per slot, "
             "one column per class), finite and >= 0")
     E194 = "[E194] class factors need every symbol's rank and class (string_classes): {problem}"
+    # paper 002's punctuation properties (parsing/punct_properties.py, the punct_features_parser companion)
+    E195 = ("[E195] the punctuation-property corpus reader's mode must be one of {modes}, not {mode!r}")
+    E196 = "[E196] the punctuation-property corpus reader cannot read {path} as CoNLL-U: {reason}"
+    E197 = ("[E197] punctuation properties: {problem}")
+    E198 = "[E198] no punctuation properties: {reason}"
     # the compiled ATTACH scoring of decoding and analysis (cython_ext/train.pyx attach_scores)
     E185 = "[E185] attach_scores: node {w} has no context units (every node has at least the relation bias)"
 
@@ -647,6 +660,10 @@ class Errors:
     # ---- the decoders split by role, public seams (decode/, model/, cython_ext/dp.pyx): E960-E979 ----
     E960 = ("[E960] restore_method 'exact' was removed: it was the NumPy twin of 'marginal', which makes the "
             "same choices (use 'marginal'; the NumPy reference is spacy_punctgen.testing.exact_mbr)")
+    # ---- soft evidence of an incremental model for restoration (incremental/evidence.py, paper 003): E961-E969 ----
+    E961 = ("[E961] the incremental model's analysis consumed {consumed} of the {n} words (a complete analysis "
+            "consumes each word once): its mark evidence cannot be read off it")
+    E962 = ("[E962] incremental mark evidence: {problem}")
 
 
 class Warnings:

@@ -29,6 +29,7 @@ from typing import Any, Callable, Dict, Optional, TextIO, Tuple, Union
 
 from spacy_punctgen.errors import Errors
 from spacy_punctgen.pipeline.shipped import (MODELS_DIR, default_model_path, lexical_expert_path, restore_model_path,
+                                             sentence_end_expert_path,
                                              write_shipped)
 from spacy_punctgen.api.stream import DEFAULT_CHUNK_CHARS, check_single_words
 from spacy_punctgen.parsing.words import WORDS_COMPONENT, keep_words_whole, register_words_component
@@ -173,7 +174,7 @@ def load(lang: str = "en", mode: str = "restore", *, parser: Optional[PathLike] 
          progress: Optional[TextIO] = None, config: Optional[Dict[str, Any]] = None,
          truecase: Union[bool, PathLike] = False, kbest: int = DEFAULT_KBEST, kbest_search: str = "beam",
          kbest_temperature: float = 1.0, single_sentence_words: int = DEFAULT_SINGLE_SENTENCE_WORDS,
-         lexical: Union[bool, PathLike] = False):
+         lexical: Union[bool, PathLike] = False, sentence_end: Union[bool, PathLike, None] = None):
     """The shipped pipeline for ``lang``: parser + ``punctgen`` in ``mode`` ("restore": punctuate
     unpunctuated, possibly unsegmented and lowercased text, ``doc._.restored_text``; "analyze":
     explain the punctuation of normal text; "correct": propose corrections of the punctuation of
@@ -206,6 +207,11 @@ there is the same as ``model``; ``"kbest_weights"`` goes to the ``punctgen_kbest
     docs/decoding.md "Lexical evidence beside the tree"; E999 if none ships), a path with the
     expert in that folder; False (the default): the model's own, if it carries one
     (``punctgen adapt`` models do).
+    ``sentence_end`` (restore mode): the sentence-end expert for the inputs parsed as one sentence
+    (``single_sentence_words``; :mod:`spacy_punctgen.model.sentence_end`: the whole sentence's words
+    weigh its final mark, and a sentence end inside it is made rare). None (the default): the one
+    shipped for ``lang`` when restoring with the shipped parser and restoration model; True: the
+    shipped one (E029 if none ships); a path: the expert in that folder; False: none.
     """
     from spacy_punctgen.pipeline.component import check_finite_settings  # (and registers the factory)
     from spacy_punctgen.api.stream import streaming
@@ -230,6 +236,10 @@ there is the same as ``model``; ``"kbest_weights"`` goes to the ``punctgen_kbest
         settings["model"] = str(restore_model_path(lang))  # trained on this parser's own trees
     if lexical is not False and mode == "restore":
         settings["lexical_model"] = str(lexical_expert_path(lang) if lexical is True else lexical)
+    if mode == "restore":
+        expert = _sentence_end_path(lang, sentence_end, shipped=model is None and _is_shipped_parser(lang, parser))
+        if expert is not None and settings.get("sentence_end_model") is None:
+            settings["sentence_end_model"] = str(expert)
     if mode == "restore" and kbest > 1:
         nlp.add_pipe(KBEST_COMPONENT, after="parser", config={"k": kbest, "parser": "parser", "search": kbest_search,
                                                               "temperature": kbest_temperature, "weights": weights})
@@ -239,6 +249,18 @@ there is the same as ``model``; ``"kbest_weights"`` goes to the ``punctgen_kbest
         add_truecaser(nlp, lang, truecase)
     return streaming(nlp, chunk_chars=chunk_chars, progress=progress,
                      single_words=single_sentence_words if mode == "restore" else 0)
+
+
+def _sentence_end_path(lang: str, sentence_end: Union[bool, PathLike, None], shipped: bool) -> Optional[Path]:
+    """The sentence-end expert folder :func:`load` restores with (see its ``sentence_end``)."""
+    if sentence_end is False:
+        return None
+    if sentence_end is None or sentence_end is True:
+        path = sentence_end_expert_path(lang)
+        if path is None and sentence_end is True:
+            raise ValueError(Errors.E029.format(lang=lang))
+        return path if (sentence_end is True or shipped) else None
+    return Path(sentence_end)
 
 
 def _load_parser(lang: str, parser: Optional[PathLike]):

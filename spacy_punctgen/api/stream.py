@@ -102,7 +102,12 @@ def is_single_sentence(nlp: Language, text: str) -> bool:
 def one_sentence(doc: Doc) -> Doc:
     """``doc`` (not yet parsed) with no sentence start after its first token, except after a
     token ending in ``.``, ``?`` or ``!`` that the text already had: the parser then makes one
-    tree of the words (it keeps preset boundaries)."""
+    tree of the words (it keeps preset boundaries). The Doc is marked
+    (``doc._.one_sentence_input``), so that restoration reads the sentence-end expert."""
+    from spacy_punctgen.pipeline.extensions import register_extensions
+
+    register_extensions()
+    doc._.one_sentence_input = True
     for prev, tok in zip(doc, doc[1:]):
         if not prev.text or prev.text[-1] not in SENTENCE_END_CHARS:
             tok.is_sent_start = False

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import functools
 import math
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import Dict, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
@@ -243,21 +243,25 @@ def class_factors(probs: np.ndarray, weight: float, n: int) -> np.ndarray:
 
 
 def restore_with_lexical(model, tree_sets: Sequence[Sequence[object]], lexical_probs: Sequence[Optional[np.ndarray]],
-                         weight: float, empty_weight: float = 1.0,
+                         weight: Union[float, Sequence[float]], empty_weight: float = 1.0,
                          tree_weights: Optional[Sequence[Sequence[float]]] = None) -> List[List[SlotChoice]]:
     """The ``"marginal"`` decoder's choices for each sentence (its trees ``tree_sets[k]``, mixed
     equally or by ``tree_weights``) with the expert's evidence ``lexical_probs[k]`` (rows for
-    slots ``1..n``; None: punctgen alone) at ``weight``: one compiled call, the product and its MBR
-    in the kernel (:func:`lexical_choices` over :func:`slot_distributions` is its Python twin)."""
+    slots ``1..n``; None: punctgen alone) at ``weight`` (one for all, or one a sentence): one
+    compiled call, the product and its MBR in the kernel (:func:`lexical_choices` over
+    :func:`slot_distributions` is its Python twin)."""
     if len(lexical_probs) != len(tree_sets):
         raise ValueError(Errors.E998.format(got=len(lexical_probs), n=len(tree_sets)))
+    weights = [weight] * len(tree_sets) if isinstance(weight, (int, float)) else list(weight)
+    if len(weights) != len(tree_sets):
+        raise ValueError(Errors.E998.format(got=len(weights), n=len(tree_sets)))
     prior_sets, channel = mixture_priors(model, [list(ts) for ts in tree_sets])
     factors = []
-    for q, priors in zip(lexical_probs, prior_sets):
+    for q, priors, w in zip(lexical_probs, prior_sets, weights):
         if q is None or not priors:  # (no trees: the decoder says so, E178)
             factors.append(None)
             continue
-        f = class_factors(q, weight, int(priors[0].n))  # (shape checked even at weight 0)
-        factors.append(None if weight == 0 else f)
+        f = class_factors(q, w, int(priors[0].n))  # (shape checked even at weight 0)
+        factors.append(None if w == 0 else f)
     return marginal_slot_choices(model, prior_sets, channel, empty_weight, weights=tree_weights,
                                  class_factors=factors, string_classes=string_classes(model.inventory.symbols))

@@ -121,6 +121,7 @@ from thinc.api import Model, Optimizer
 from spacy_punctgen.decode.mbr import MAX_SAMPLES, METHODS, check_empty_weight
 from spacy_punctgen.errors import Errors, Warnings
 from spacy_punctgen.model.lexical import check_weight
+from spacy_punctgen.model.sentence_end import check_factor
 from spacy_punctgen.model.settings import ModelSettings, default_model_settings
 from spacy_punctgen.pipeline.analyze import analyze_docs, doc_logprob
 from spacy_punctgen.pipeline.architectures import PUNCT_MODEL_ARCHITECTURE, build_punct_model
@@ -139,7 +140,7 @@ MODES = ("analyze", "restore", "correct")
 #: pipeline's config gave it (e.g. ``spacy.load(path, config={"components": {"punctgen":
 #: {"mode": "restore"}}})``); every other setting comes from the saved ``cfg``.
 RUNTIME_SETTINGS = ("mode", "restore_method", "n_samples", "seed", "restore_empty_weight", "correction_model",
-                    "repunctuate", "lexical_weight", "lexical_model")
+                    "repunctuate", "lexical_weight", "lexical_model", "sentence_end_model", "sentence_end_weight")
 _CACHE_LIMIT = 200_000
 
 register_extensions()
@@ -161,6 +162,7 @@ def _int_setting(name: str, value, low: int, high: Optional[int]) -> int:
 FLOAT_SETTINGS = {
     "restore_empty_weight": " above 0 (1: minimum expected edit distance; below 1: more marks)",
     "lexical_weight": " >= 0, or None (0: punctgen alone; None: the weight chosen on dev)",
+    "sentence_end_weight": " >= 0, or None (0: not used; None: the weight chosen on dev)",
 }
 
 
@@ -225,6 +227,16 @@ def read_saved_cfg(component_dir: Path, cfg_file: Path) -> Dict[str, Any]:
     raise ValueError(Errors.E021.format(path=component_dir, file=cfg_file, reason=reason))
 
 
+def load_sentence_end_expert(path: Path):
+    """The sentence-end expert saved in folder ``path`` (E004 naming the path if it cannot be read)."""
+    from spacy_punctgen.model.sentence_end import SentenceEndExpert
+
+    try:
+        return SentenceEndExpert.from_disk(path)
+    except (OSError, ValueError) as err:
+        raise ValueError(Errors.E004.format(path=path, reason=err)) from None
+
+
 def load_lexical_expert(path: Path):
     """The lexical expert saved in folder ``path`` (E004 naming the path if it cannot be read)."""
     from spacy_punctgen.model.serialize import read_lexical
@@ -248,6 +260,8 @@ def load_lexical_expert(path: Path):
         "repunctuate": False,
         "lexical_weight": None,
         "lexical_model": None,
+        "sentence_end_model": None,
+        "sentence_end_weight": None,
         "model_settings": default_model_settings(),
         "thinc_model": {"@architectures": PUNCT_MODEL_ARCHITECTURE},
         "scorer": {"@scorers": PUNCT_SCORER},
@@ -261,6 +275,7 @@ def load_lexical_expert(path: Path):
 def make_punctgen(nlp: Language, name: str, model: Optional[str], mode: str, restore_method: str,
                   n_samples: int, seed: int, restore_empty_weight: float, correction_model: Optional[str],
                   repunctuate: bool, lexical_weight: Optional[float], lexical_model: Optional[str],
+                  sentence_end_model: Optional[str], sentence_end_weight: Optional[float],
                   model_settings: Dict[str, Any],
                   thinc_model: Model, scorer: Optional[Callable]) -> "PunctGen":
     """``model`` is the path of a trained model (None: the one shipped for ``nlp.lang``);
@@ -270,7 +285,10 @@ def make_punctgen(nlp: Language, name: str, model: Optional[str], mode: str, res
     weight of the model's lexical expert in restoration (None: the weight chosen on dev when it was
     trained, 0: punctgen alone; :mod:`spacy_punctgen.decode.lexical`); ``lexical_model`` the folder
     of a lexical expert to restore with (``lexical.json``, ``lexical.npz``: the shipped one,
-    ``spacy_punctgen.load(lexical=True)``), in place of any the model carries; ``model_settings``
+    ``spacy_punctgen.load(lexical=True)``), in place of any the model carries; ``sentence_end_model``
+    the folder of a sentence-end expert (:mod:`spacy_punctgen.model.sentence_end`; ``load()`` sets the
+    shipped one) that restores the inputs parsed as one sentence (``doc._.one_sentence_input``) and
+    ``sentence_end_weight`` its weight (None: the one chosen on dev; 0: not used); ``model_settings``
     the model's own (:class:`~spacy_punctgen.model.settings.ModelSettings`); ``thinc_model`` the
     registered architecture holding its parameters, ``scorer`` the registered scorer of
     :meth:`PunctGen.score`."""
@@ -278,6 +296,7 @@ def make_punctgen(nlp: Language, name: str, model: Optional[str], mode: str, res
                     restore_method=restore_method, n_samples=n_samples, seed=seed,
                     restore_empty_weight=restore_empty_weight, correction_model=correction_model,
                     repunctuate=repunctuate, lexical_weight=lexical_weight, lexical_model=lexical_model,
+                    sentence_end_model=sentence_end_model, sentence_end_weight=sentence_end_weight,
                     model_settings=model_settings,
                     scorer=scorer)
 
@@ -291,7 +310,8 @@ class PunctGen(TrainablePipe):
                  restore_method: str = "marginal", n_samples: int = 1000, seed: int = 0,
                  restore_empty_weight: float = 1.0, correction_model: Optional[str] = None,
                  repunctuate: bool = False, lexical_weight: Optional[float] = None,
-                 lexical_model: Optional[str] = None,
+                 lexical_model: Optional[str] = None, sentence_end_model: Optional[str] = None,
+                 sentence_end_weight: Optional[float] = None,
                  model_settings: Optional[Dict[str, Any]] = None,
                  scorer: Optional[Callable] = punct_score):
         settings = ModelSettings.from_dict(model_settings)
@@ -308,11 +328,14 @@ class PunctGen(TrainablePipe):
             "repunctuate": _choice_setting("repunctuate", repunctuate, (True, False)),
             "lexical_weight": None if lexical_weight is None else check_weight(lexical_weight),
             "lexical_model": str(lexical_model) if lexical_model is not None else None,
+            "sentence_end_model": str(sentence_end_model) if sentence_end_model is not None else None,
+            "sentence_end_weight": None if sentence_end_weight is None else check_factor("weight", sentence_end_weight),
             "model_settings": settings.model_dict(),
         }
         self.punct_model = None
         self._prepared: Dict[tuple, Any] = {}
         self._correction = None
+        self._sentence_end = None  # (path, expert) of the sentence_end_model setting, read once
         self._language_checked = False  # W002 is judged once
         # calls that use (or replace) the model take turns: its caches are not thread-safe
         self._lock = threading.RLock()
@@ -354,6 +377,15 @@ class PunctGen(TrainablePipe):
     def quote_xpos(self) -> bool:
         return bool(self.punct_model.meta.get("quote_xpos", False)) if self.punct_model else False
 
+    def _sentence_end_expert(self):
+        """The sentence-end expert of the ``sentence_end_model`` setting (read once), or None."""
+        path = self.cfg.get("sentence_end_model")
+        if path is None:
+            return None
+        if self._sentence_end is None or self._sentence_end[0] != path:
+            self._sentence_end = (path, load_sentence_end_expert(Path(path)))
+        return self._sentence_end[1]
+
     def _correction_model(self):
         """The paper's correction model of the ``correction_model`` setting (loaded once; None: the
         noise method corrects), docs/correction.md."""
@@ -379,8 +411,8 @@ class PunctGen(TrainablePipe):
                 self._warn_if_foreign(pm, docs)
                 settings = RestoreSettings(self.cfg["restore_method"], self.cfg["n_samples"], self.cfg["seed"],
                                            self.cfg["restore_empty_weight"], self.cfg["repunctuate"],
-                                           self.cfg["lexical_weight"])
-                return restore_parsed_docs(pm, docs, settings, self.quote_xpos)
+                                           self.cfg["lexical_weight"], self.cfg["sentence_end_weight"])
+                return restore_parsed_docs(pm, docs, settings, self.quote_xpos, self._sentence_end_expert())
             if mode == "correct":
                 return predict_corrections(pm, docs, quote_xpos=self.quote_xpos,
                                            correction_model=self._correction_model())

@@ -120,6 +120,10 @@ def register_extensions() -> None:
     for name in ("restored_text", "restored_edits"):
         if not Doc.has_extension(name):
             Doc.set_extension(name, default=None)
+    # set by the streaming pipeline on an input it parses as one sentence (api/stream.py one_sentence):
+    # restoration then reads the sentence-end expert (model/sentence_end.py)
+    if not Doc.has_extension("one_sentence_input"):
+        Doc.set_extension("one_sentence_input", default=False)
     for name in PAIR_EXTENSIONS:
         if not Token.has_extension(name):
             Token.set_extension(name, getter=partial(_get_pair, name), setter=partial(_set_pair, name))

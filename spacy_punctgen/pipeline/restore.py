@@ -13,7 +13,9 @@ from __future__ import annotations
 
 import itertools
 from dataclasses import dataclass
-from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple
+from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple, Union
+
+import numpy as np
 
 from spacy_punctgen.decode.mbr import SlotChoice, check_empty_weight, restore_mixtures, restore_sentence, restore_sentences
 from spacy_punctgen.data.preprocess import ABBR
@@ -39,6 +41,7 @@ class RestoreSettings:
     empty_weight: float = 1.0
     repunctuate: bool = False
     lexical_weight: Optional[float] = None  # the lexical expert's (None: its own; 0: not used)
+    sentence_end_weight: Optional[float] = None  # the sentence-end expert's (None: its own; 0: not used)
 
 
 
@@ -68,7 +71,7 @@ def _beam_weights(weights: List[List[float]]) -> List[List[float]]:
 
 def decode_tree_sets(model, tree_sets: List[List[Any]], weights: List[List[float]], weighting: str,
                      settings: RestoreSettings, evidence: Optional[List[Any]] = None,
-                     lexical_weight: float = 0.0) -> Iterable[List[SlotChoice]]:
+                     lexical_weight: Union[float, Sequence[float]] = 0.0) -> Iterable[List[SlotChoice]]:
     """The slot choices of each sentence from its trees. The deterministic decoders take all
     sentences in one call; the sampled ones one sentence at a time, so that a sentence's draws
     never depend on the batch it came in. One tree each: exactly the one-tree decoders; several:
@@ -104,10 +107,48 @@ def lexical_setting(model, settings: RestoreSettings) -> Tuple[Optional[Any], fl
     return (lexical, weight) if weight > 0 else (None, 0.0)
 
 
-def restore_parsed_docs(model, docs: List[Any], settings: RestoreSettings, quote_xpos: bool) -> List[dict]:
+def sentence_end_setting(sentence_end, settings: RestoreSettings) -> Tuple[Optional[Any], float]:
+    """The sentence-end expert and its weight, when restoration uses it: the ``"marginal"``
+    decoder and a weight above 0 (the settings' or, if None, the expert's own)."""
+    if sentence_end is None or settings.method != "marginal":
+        return None, 0.0
+    weight = sentence_end.weight if settings.sentence_end_weight is None else settings.sentence_end_weight
+    return (sentence_end, weight) if weight > 0 else (None, 0.0)
+
+
+def slot_evidence(docs: List[Any], sents: List[List[tuple]], lexical, lexical_weight: float, sentence_end,
+                  sentence_end_weight: float) -> Tuple[Optional[List[Any]], Any]:
+    """Per sentence, the evidence rows multiplied into its slots and the weight they are raised
+    to, or ``(None, 0.0)`` when no expert applies: the lexical expert's over every sentence; the
+    sentence-end expert's over the sentences of a Doc the pipeline parsed as one sentence
+    (``doc._.one_sentence_input``), multiplied into the lexical rows already raised to their weight
+    (those sentences then take weight 1)."""
+    lex = None if lexical is None else [
+        [q for q in lexical.sentence_evidence([ps for _, ps, _ in doc_sents])] for doc_sents in sents]
+    single = [sentence_end is not None and bool(doc._.one_sentence_input) for doc in docs]
+    if lex is None and not any(single):
+        return None, 0.0
+    evidence: List[Any] = []
+    weights: List[float] = []
+    for k, (doc_sents, one) in enumerate(zip(sents, single)):
+        rows = lex[k] if lex is not None else [None] * len(doc_sents)
+        if not one:
+            evidence.extend(rows)
+            weights.extend([lexical_weight] * len(rows))
+            continue
+        ends = sentence_end.slot_evidence([ps.words for _, ps, _ in doc_sents], sentence_end_weight)
+        for q, e in zip(rows, ends):
+            evidence.append(e if q is None else np.power(np.maximum(q, 1e-300), lexical_weight) * e)
+            weights.append(1.0)
+    return evidence, weights
+
+
+def restore_parsed_docs(model, docs: List[Any], settings: RestoreSettings, quote_xpos: bool,
+                        sentence_end=None) -> List[dict]:
     """Per Doc, what the component sets: ``restored_punct`` (one entry per slot) and
     ``insertions`` into ``doc.text`` (:func:`slot_insertions`). Each Doc is converted to
-    sentences once."""
+    sentences once. ``sentence_end``: the sentence-end expert for the Docs parsed as one sentence
+    (:func:`slot_evidence`), or None."""
     sents = [[(si, ps, wt) for si, ps, wt in punct_sentences(doc, quote_xpos=quote_xpos) if ps is not None]
              for doc in docs]
     tree_sets: List[List[Any]] = []
@@ -125,8 +166,8 @@ def restore_parsed_docs(model, docs: List[Any], settings: RestoreSettings, quote
         for ps in ts:
             ps.observed = mask
     lexical, lexical_weight = lexical_setting(model, settings)
-    evidence = None if lexical is None else [
-        q for doc_sents in sents for q in lexical.sentence_evidence([ps for _, ps, _ in doc_sents])]
+    sentence_end, sentence_end_weight = sentence_end_setting(sentence_end, settings)
+    evidence, lexical_weight = slot_evidence(docs, sents, lexical, lexical_weight, sentence_end, sentence_end_weight)
     choices = decode_tree_sets(model, tree_sets, weights, weighting, settings, evidence, lexical_weight)
     out = []
     for doc, doc_sents in zip(docs, sents):

@@ -6,7 +6,7 @@ default model of a language without knowing where the package is installed.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Dict
+from typing import Dict, Optional
 
 from spacy_punctgen.errors import Errors
 from spacy_punctgen.model.punct_model import CFG_FILE, INVENTORY_FILE, PARAMS_FILE
@@ -22,6 +22,37 @@ SHIPPED_RESTORE: Dict[str, str] = {"en": "en_ewt_stream"}
 #: language code -> shipped lexical expert directory name (``lexical.json``, ``lexical.npz``), trained
 #: beside the restoration model (workflow ``lexical-expert``); ``load(lang, lexical=True)`` adds it
 SHIPPED_LEXICAL: Dict[str, str] = {"en": "en_ewt_lexical"}
+#: language code -> shipped sentence-end expert directory name (``sentence_end.json``, ``.npz``;
+#: experiments/streams workflow ``sentence-end-expert``): ``load(lang)`` restores the inputs it
+#: parses as one sentence with it
+SHIPPED_SENTENCE_END: Dict[str, str] = {"en": "en_ewt_sentence_end"}
+
+
+def sentence_end_expert_path(lang: str = "en") -> Optional[Path]:
+    """The directory of the sentence-end expert shipped for ``lang``, or None if none ships (or its
+    files are missing from this installation)."""
+    from spacy_punctgen.model.sentence_end import SENTENCE_END_CFG_FILE, SENTENCE_END_PARAMS_FILE
+
+    name = SHIPPED_SENTENCE_END.get(str(lang).lower())
+    path = MODELS_DIR / name if name is not None else None
+    if path is None or not ((path / SENTENCE_END_CFG_FILE).is_file() and (path / SENTENCE_END_PARAMS_FILE).is_file()):
+        return None
+    return path
+
+
+def ship_sentence_end(expert_dir, dest, treebank: str, license_name: str = "CC BY-SA 4.0") -> Path:
+    """Copy the sentence-end expert saved in ``expert_dir`` into the package folder ``dest``,
+    written back by its own serialiser, with a ``LICENSE`` naming its data (UD ``treebank``) and
+    the licence its weights inherit."""
+    from spacy_punctgen.model.sentence_end import SentenceEndExpert
+
+    dest = SentenceEndExpert.from_disk(expert_dir).to_disk(dest)
+    (Path(dest) / "LICENSE").write_text(
+        f"The sentence-end expert's weights were trained on UD {treebank} (train; dev chose its weight and inner "
+        f"factor) and inherit its licence: {license_name}.\n"
+        f"Made by the workflow command `sentence-end-expert` (experiments/streams/project.yml) with "
+        f"scripts/sentence_end_expert.py.\n", encoding="utf-8")
+    return Path(dest)
 
 
 def lexical_expert_path(lang: str = "en") -> Path:

@@ -77,8 +77,11 @@ def test_lowercase_abbreviations_keep_their_dot_and_their_space(restorer, text, 
     assert words == [w if w in kept else w.rstrip(".") for w in text.split()], out
 
 
+#: more than single_sentence_words (40) words: a stream, which the parser segments (a shorter line is
+#: parsed as one sentence, tests/pipeline/test_single_sentence.py)
 STREAM = ("i went to the store yesterday they did not have any milk so i came back home "
-          "my sister called me in the evening she wants to visit us next week")
+          "my sister called me in the evening she wants to visit us next week "
+          "we will cook dinner together and then we will watch a film")
 
 
 @needs_parser
