@@ -243,6 +243,9 @@ def test_sample_weighting_is_the_mixture_of_the_draws(nlp_sample):
         weights.append(w)
     expected = restore_weighted_mixtures(pg.punct_model, sets, weights)
     doc.user_data[KBEST_KEY]["weights"] = "beam"
+    # the mixture alone: a one-sentence input also reads the sentence-end expert
+    # (tests/pipeline/test_sentence_end_component.py)
+    doc._.one_sentence_input = False
     got = pg(doc)._.restored_punct
     assert [(e["surface"], e["prob"]) for e in got] == [(c.surface, c.prob) for s in expected for c in s]
 

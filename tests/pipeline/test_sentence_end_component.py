@@ -100,3 +100,21 @@ def test_the_shipped_expert_is_the_default(shipped_parser):
     assert spacy_punctgen.load("en", model=default_model_path("en")).get_pipe("punctgen").cfg["sentence_end_model"] is None
     nlp = spacy_punctgen.load("en")
     assert _end(restore_text(nlp, "where are you going tonight")) == "?"
+
+
+@pytest.mark.parametrize("kwargs", [{"kbest": 2}, {"kbest": 3, "kbest_search": "sample"}, {"lexical": True}])
+def test_with_several_trees_or_the_lexical_expert(shipped_parser, tmp_path, kwargs):
+    """The expert's rows enter the same product whatever else does: the beam's trees, drawn trees,
+    the lexical expert's rows (raised to its weight first)."""
+    if kwargs.get("lexical"):
+        from spacy_punctgen.pipeline.shipped import lexical_expert_path
+        try:
+            lexical_expert_path("en")
+        except ValueError as err:
+            pytest.skip(str(err))
+    path = _expert(tmp_path / "q")
+    used = spacy_punctgen.load("en", sentence_end=path, **kwargs)
+    plain = spacy_punctgen.load("en", sentence_end=False, **kwargs)
+    assert _end(restore_text(used, "i am going home now")) == "?"
+    long_text = " ".join([QUESTION] * 6)
+    assert restore_text(used, long_text) == restore_text(plain, long_text)
