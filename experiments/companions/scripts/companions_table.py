@@ -2,7 +2,8 @@
 from ``metrics/<treebank>/companions/*.json``, the papers' own figures beside them, punctgen's rows
 where the study restored the same test sentences with it, the comma F1 of ``crf_lexical`` and
 ``punctgen`` where the core workflow's metrics files hold it, and the paired tests of
-``significance.json`` (``companions_significance.py``).
+``significance.json`` (``companions_significance.py``); paper 002's parser comparison from
+``metrics/<treebank>/companions/punct_features_parser.json`` (``punct_features_parser.py``).
 
 Usage: python experiments/companions/scripts/companions_table.py [--metrics metrics] [--out results/companions.md]
 """
@@ -105,6 +106,64 @@ def table(metrics: Path, treebank: str, title: str) -> list:
     return lines + [""] + significance_lines(metrics / treebank / "companions" / "significance.json")
 
 
+#: paper 002's figures (WSJ §23, Penn2Malt dependencies, greedy arc-standard parser; SYSTEMS.md)
+PAPER_002 = {"punct": "UAS 90.38 (Table 5, baseline; 90.34 in Table 1)", "depunct": "UAS 89.33 (Table 1, A-S, marks removed)",
+             "properties": "UAS 91.32 (Table 5, All-Punc)"}
+PARSER_TREEBANKS = ("en_ewt", "zh_gsd_ud14")
+
+
+def parser_table(metrics: Path) -> list:
+    """Paper 002's parser comparison (``punct_features_parser.py summary``): word UAS/LAS over the
+    seeds per system, the paired tests, and the analysis check where it was run."""
+    lines = []
+    for tb in PARSER_TREEBANKS:
+        path = metrics / tb / "companions" / "punct_features_parser.json"
+        if not path.is_file():
+            continue
+        summ = json.loads(path.read_text(encoding="utf8"))
+        lines += [f"### {tb}", "", "| parser | UAS mean ± std | UAS min-max | LAS mean ± std | LAS min-max | seeds "
+                  "| steps | sentences | paper (PTB) |", "|---|---:|---:|---:|---:|---|---:|---:|---|"]
+        for system in ("punct", "depunct", "properties"):
+            e = summ["systems"].get(system)
+            if e is None:
+                continue
+            cells = []
+            for m in ("uas", "las"):
+                cells += [f"{100 * e[m]:.2f} ± {100 * e[m + '_std']:.2f}",
+                          f"{100 * e[m + '_min']:.2f}-{100 * e[m + '_max']:.2f}"]
+            lines.append(f"| {system} | " + " | ".join(cells) + f" | {','.join(map(str, e['seeds']))} | "
+                         f"{','.join(map(str, e['max_steps']))} | {','.join(map(str, e['n_sentences']))} | "
+                         f"{PAPER_002[system]} |")
+        lines.append("")
+        for name, t in summ.get("paired", {}).items():
+            per_seed = ", ".join(f"{100 * d:+.2f}" for d in t["uas_diff_per_seed"])
+            text = f"* {name.replace('_', ' ')}: UAS difference per seed {per_seed}"
+            if "uas_seed0_p" in t:
+                text += (f"; seed 0, approximate randomisation over sentences: UAS {100 * t['uas_seed0_diff']:+.2f} "
+                         f"(p {pval(t['uas_seed0_p'])}), LAS {100 * t['las_seed0_diff']:+.2f} (p {pval(t['las_seed0_p'])})")
+            lines.append(text + ".")
+        ana = metrics / tb / "companions" / "punct_features_parser_analysis.json"
+        if ana.is_file():
+            a = json.loads(ana.read_text(encoding="utf8"))
+            cells = "; ".join(f"{k} {v['perplexity_per_slot']:.4f}" for k, v in a["trees"].items())
+            lines.append(f"* Analysis (does it help us): per-slot perplexity of the gold marks of the test sentences "
+                         f"under punctgen `{a['punctgen_model']}` given each seed-0 parser's trees: {cells} "
+                         f"(`{ana}`).")
+        lines.append("")
+    if not lines:
+        return []
+    return ["## Paper 002: punctuation as properties (`punct_features_parser`)", "",
+            "Three spaCy parsers (tok2vec + parser, `experiments/companions/configs/punct_features_parser.cfg`, "
+            "the same budget and seeds): `punct` trained and run on the sentences with their punctuation tokens, "
+            "`depunct` on the depunctuated words, `properties` on the depunctuated words carrying their neighbouring "
+            "marks as properties (Ma, Zhang & Zhu 2014; `spacy_punctgen/parsing/punct_properties.py`). Word UAS/LAS "
+            "(punctuation arcs excluded) on the test sentences that depunctuation keeps, against the depunctuated gold "
+            "tree; the punct parser's word heads that are marks are mapped to the nearest word ancestor. Mean ± sample "
+            "std over seeds. `python experiments/companions/scripts/punct_features_parser.py` "
+            "(`companions-002-en`, `companions-002-zh`). The paper's column: its own figures on the WSJ (other "
+            "data, parser and budget), for orientation only.", ""] + lines
+
+
 def punctgen_note(rec: dict) -> str:
     """Where a punctgen row's model comes from, and whether it is the core workflow's record."""
     h = rec.get("hyper", {})
@@ -155,6 +214,7 @@ def main(argv=None) -> int:
     a = ap.parse_args(argv)
     metrics = Path(a.metrics)
     body = [line for tb, title in TREEBANKS for line in table(metrics, tb, title)]
+    body += parser_table(metrics)
     if not body:
         print(f"no companion metrics under {metrics}/*/companions", file=sys.stderr)
         return 1
