@@ -45,7 +45,7 @@ WORKFLOWS = {
                        "stream-restore-table"],
     "ted": ["ted-shipped", "ted-crf_lexical", "ted-punctgen", "ted-punctgen-stream", "ted-sentence-model",
             "ted-crf_lexical-matched", "ted-adapt", "ted-table"],
-    "single-sentence": ["single-shipped", "single-trivial", "single-crf_lexical", "single-table"],
+    "single-sentence": ["sentence-end-expert", "single-shipped", "single-trivial", "single-crf_lexical", "single-table"],
     "correction": ["correct-train", "correct-eval", "correct-table"],
     "rephrasing": ["rephrase-eval", "rephrase-table"],
 }
