@@ -15,5 +15,7 @@ for one tree or a mixture of trees.  Its modules:
 * :mod:`.risk` -- edit distances and the per-slot risk;
 * :mod:`.correct` -- correction of punctuation that may hold errors;
 * :mod:`.rephrase` -- the channel's surface strings of given underlying punctuation;
-* :mod:`.render` -- the one text-rendering policy (marks and spaces).
+* :mod:`.render` -- the one text-rendering policy (marks and spaces);
+* :mod:`.incremental_evidence` -- an incremental model's (UPP's) soft marks as class factors on
+  the slots, beside or instead of the lexical expert's (:mod:`.lexical`).
 """

@@ -9,5 +9,6 @@ classes; ``streams`` the training documents; ``tagger`` the POS tagger the featu
 ``model`` the trained CPP / UPP models; ``windows`` the decoding of a stream longer than one
 document (window by window, restarting after full stops); ``scoring`` the attachment scores of
 streams (any parser's tokens aligned to the stream's words); ``live`` the bounded-delay
-generator.  This layer uses ``inference`` and ``data`` only.
+generator; ``evidence`` each word's mark distribution read off the best analysis (soft evidence
+for restoration: ``decode/incremental_evidence.py``).  This layer uses ``inference`` and ``data`` only.
 """

@@ -5,7 +5,9 @@ crf_lexical, the trees' UAS (the cascade's parser's too: metrics/<treebank>/pape
 and decoding speed; the TED dev block (metrics/ted/paper003/*.json beside metrics/ted/stream/*.json,
 tested against crf_lexical and the shipped cascade); live mode by the delay (UPP: live.json, the
 shipped pipeline over a sliding window: live_shipped.json, on TED too) and UPP's full stops as
-evidence for the shipped pipeline (upp_then_punctgen.json); and the paper's own figures (SYSTEMS.md).
+evidence for the shipped pipeline (upp_then_punctgen.json), UPP's marks as soft evidence on its slots
+(upp_evidence.json, on TED too), the size of a pruned UPP against its F1 (upp_compact.json); and the
+paper's own figures (SYSTEMS.md).
 
 Usage:
     python experiments/paper003/scripts/table.py [--treebanks en_ewt fr_sequoia ...] [--output results/paper003.md]
@@ -103,7 +105,7 @@ def treebank_section(tb: str) -> str:
                 sc = r["ted_scores"]
                 out.append(f"| {r['system']} | " + " | ".join(f"{100 * sc[k]['f1']:.1f}" for k in
                                                            ("COMMA", "PERIOD", "QUESTION", "overall")) + " |")
-    out += live_section(tb) + evidence_section(tb)
+    out += live_section(tb) + evidence_section(tb) + soft_evidence_section(tb) + compact_section(tb)
     return "\n".join(out) + "\n"
 
 
@@ -174,6 +176,72 @@ def evidence_section(tb: str) -> list:
     out += ["", f"Paired tests (approximate randomisation over the streams, {ev['permutations']} permutations): "
             + "; ".join(f"{pair}: " + ", ".join(f"p({k[2:-3]}) = {v:.4f}" for k, v in t.items() if k.endswith("_f1"))
                         for pair, t in ev["tests"].items()) + "."]
+    return out
+
+
+def soft_evidence_section(tb: str) -> list:
+    """UPP's mark distribution as class factors on the shipped pipeline's slots (upp_evidence.json)."""
+    ev = load(ROOT / "metrics" / tb / "paper003" / "upp_evidence.json")
+    if not ev:
+        return []
+    keys = ("COMMA", "PERIOD", "QUESTION", "overall", "mixed") if ev["kind"] == "ted" else ("M", "F", "overall", "mixed")
+    held = "the TED training block's last tenth" if ev["kind"] == "ted" else "the dev streams"
+    out = ["", "UPP's marks as soft evidence on the shipped pipeline's slots (`scripts/upp_evidence.py`; "
+           "`incremental/evidence.py`, `decode/incremental_evidence.py`): after each word, UPP's distribution over N / M / F "
+           "(the softmax of its perceptron scores of the mark variants of the action that consumed the word on its best "
+           "analysis) over UPP's training class frequencies, raised to the weight w, multiplies punctgen's slot marginal "
+           "in the compiled marginal decoder (M as `, : ;`, F as `. ? !`); upp_soft_lexical multiplies it with the shipped "
+           f"lexical expert at the expert's own weight ({ev['expert_weight']}). w chosen by overall F1 on {held}: "
+           f"upp_soft w = {ev['chosen']['upp_soft']}, upp_soft_lexical w = {ev['chosen']['upp_soft_lexical']}.", "",
+           "| system | " + " | ".join(f"{k} P / R / F1" for k in keys) + " | sentence ends F1 |",
+           "|---|" + "---:|" * (len(keys) + 1)]
+    for name, r in ev["systems"].items():
+        sc = r["scores"]
+        out.append(f"| {name} | " + " | ".join(f"{100 * sc[k]['precision']:.1f} / {100 * sc[k]['recall']:.1f} / "
+                                              f"**{100 * sc[k]['f1']:.1f}**" for k in keys)
+                   + f" | {100 * r['restored_boundaries']['f1']:.1f} |")
+    curve = ev["held_out_overall_f1"]
+    ws = list(curve["upp_soft"])
+    out += ["", f"Overall F1 on {held} by w:", "", "| w | " + " | ".join(ws) + " |", "|---|" + "---:|" * len(ws)]
+    for fam, d in curve.items():
+        out.append(f"| {fam} | " + " | ".join(f"{100 * d[w]:.1f}" for w in ws) + " |")
+    if "held_out_upp_overall_f1" in ev:
+        out += ["", f"UPP alone on the same held-out text: {100 * ev['held_out_upp_overall_f1']:.1f}."]
+    out += ["", f"Paired tests (approximate randomisation over the units, {ev['permutations']} permutations): "
+            + "; ".join(f"{pair}: " + ", ".join(f"p({k[2:-3]}) = {v:.4f}" for k, v in t.items() if k.endswith("_f1"))
+                        for pair, t in ev["tests"].items()) + "."]
+    return out
+
+
+def compact_section(tb: str) -> list:
+    """UPP pruned by weight magnitude (and stored as float16, or trained with fewer hash buckets):
+    its compressed size against its dev F1 (upp_compact.json)."""
+    c = load(ROOT / "metrics" / tb / "paper003" / "upp_compact.json")
+    if not c:
+        return []
+    out = ["", f"A compact UPP (`scripts/compact.py`; measured, not shipped): every averaged weight with |w| < t set to 0 "
+           f"(the parser's and the POS tagger's), stored as float32 or float16 in a compressed npz (which "
+           f"`IncrementalPunctuator.from_disk` reads), against overall F1 on the {c['n_units']} {c['split']} streams "
+           f"(the full model's npz as saved: {c['saved_npz_bytes'] / 2 ** 20:.1f} MB). Fits: at most "
+           f"{c['budget_mb']} MB and at most {c['tolerance_points']} points below the full model.", "",
+           "| hash buckets | t | dtype | non-zero weights (parser + tagger) | npz compressed, MB | M F1 | F F1 | overall F1 | "
+           "drop (points) | fits |", "|---:|---:|---|---:|---:|---:|---:|---:|---:|---|"]
+    for r in c["curve"]:
+        out.append(f"| 2^{int(r['n_buckets']).bit_length() - 1} | {r['threshold']} | {r['dtype']} | "
+                   f"{r['nonzero_W'] + r['nonzero_tagger']:,} | {r['npz_compressed_mb']:.2f} | {100 * r['M_f1']:.1f} | "
+                   f"{100 * r['F_f1']:.1f} | {100 * r['overall_f1']:.1f} | {r['overall_f1_drop_points']:+.2f} | "
+                   f"{'yes' if r['fits'] else 'no'} |")
+    best = c.get("smallest_fitting")
+    out += ["", "Smallest that fits: " + (f"2^{int(best['n_buckets']).bit_length() - 1} buckets, t = {best['threshold']}, "
+                                          f"{best['dtype']}, {best['npz_compressed_mb']:.2f} MB, overall F1 "
+                                          f"{100 * best['overall_f1']:.1f}." if best else "none.")]
+    test = load(ROOT / "metrics" / tb / "paper003" / "upp_compact_test.json")
+    if test:  # the same variants on the test streams, as a check of the dev choice
+        out += ["", f"The same variants on the {test['n_units']} {test['split']} streams (a check; nothing chosen on them):", "",
+                "| hash buckets | t | dtype | npz compressed, MB | overall F1 | drop (points) |", "|---:|---:|---|---:|---:|---:|"]
+        for r in test["curve"]:
+            out.append(f"| 2^{int(r['n_buckets']).bit_length() - 1} | {r['threshold']} | {r['dtype']} | "
+                       f"{r['npz_compressed_mb']:.2f} | {100 * r['overall_f1']:.1f} | {r['overall_f1_drop_points']:+.2f} |")
     return out
 
 
@@ -288,6 +356,9 @@ def main(argv=None) -> int:
     ted = ted_section()
     if ted:
         parts += [ted, ""]
+    ted_soft = soft_evidence_section("ted")
+    if ted_soft:
+        parts += ["### TED dev block: UPP's marks as soft evidence on the shipped pipeline's slots (upp_ted)"] + ted_soft + [""]
     ted_live = ted_live_section()
     if ted_live:
         parts += [ted_live, ""]
