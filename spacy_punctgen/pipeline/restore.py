@@ -15,12 +15,11 @@ import itertools
 from dataclasses import dataclass
 from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple, Union
 
-import numpy as np
-
 from spacy_punctgen.decode.mbr import SlotChoice, check_empty_weight, restore_mixtures, restore_sentence, restore_sentences
 from spacy_punctgen.data.preprocess import ABBR
 from spacy_punctgen.decode.render import DASHES, OPENING, gap_marks
 from spacy_punctgen.formats.insertions import token_spans
+from spacy_punctgen.decode.incremental_evidence import combine_evidence
 from spacy_punctgen.decode.lexical import restore_with_lexical
 from spacy_punctgen.decode.mixture import restore_weighted_mixtures
 from spacy_punctgen.parsing.kbest import alternative_trees, check_weighting, kbest_weighting
@@ -138,7 +137,7 @@ def slot_evidence(docs: List[Any], sents: List[List[tuple]], lexical, lexical_we
             continue
         ends = sentence_end.slot_evidence([ps.words for _, ps, _ in doc_sents], sentence_end_weight)
         for q, e in zip(rows, ends):
-            evidence.append(e if q is None else np.power(np.maximum(q, 1e-300), lexical_weight) * e)
+            evidence.append(combine_evidence([(q, lexical_weight), (e, 1.0)]))
             weights.append(1.0)
     return evidence, weights
 
