@@ -49,7 +49,8 @@ def test_loading_keeps_the_runtime_settings_of_the_loading_config(source):
                                                           "n_samples": 1000, "seed": 0,
                                                           "restore_empty_weight": 1.0, "correction_model": None,
                                                           "repunctuate": False, "lexical_weight": None,
-                                                          "lexical_model": None}
+                                                          "lexical_model": None, "sentence_end_model": None,
+                                                          "sentence_end_weight": None}
     assert {k: other.cfg["model_settings"][k] for k in TRAINING_SETTINGS} == TRAINING_SETTINGS
     assert other.cfg["model"] == pipe.cfg["model"]
 
