@@ -78,7 +78,7 @@ def decode_tree_sets(model, tree_sets: List[List[Any]], weights: List[List[float
     over the trees kept (``"beam"``)."""
     method, ew = settings.method, check_empty_weight(settings.empty_weight, settings.method)
     check_weighting(weighting, method)
-    if evidence is not None:  # the lexical expert's evidence beside the trees (lexical_setting)
+    if evidence is not None:  # the experts' evidence beside the trees (expert_setting)
         return iter(restore_with_lexical(model, tree_sets, evidence, lexical_weight, ew,
                                          _beam_weights(weights) if weighting == "beam" else None))
     deterministic = method == "marginal"
@@ -96,23 +96,14 @@ def decode_tree_sets(model, tree_sets: List[List[Any]], weights: List[List[float
             for ts in tree_sets)
 
 
-def lexical_setting(model, settings: RestoreSettings) -> Tuple[Optional[Any], float]:
-    """The model's lexical expert and its weight, when restoration uses it: the ``"marginal"``
-    decoder and a weight above 0 (the settings' or, if None, the expert's own)."""
-    lexical = getattr(model, "lexical", None)
-    if lexical is None or settings.method != "marginal":
+def expert_setting(expert, weight: Optional[float], settings: RestoreSettings) -> Tuple[Optional[Any], float]:
+    """An expert (the lexical or the sentence-end one) and its weight, when restoration uses it:
+    the ``"marginal"`` decoder and a weight above 0 (``weight``, the setting, or if None the
+    expert's own)."""
+    if expert is None or settings.method != "marginal":
         return None, 0.0
-    weight = lexical.weight if settings.lexical_weight is None else settings.lexical_weight
-    return (lexical, weight) if weight > 0 else (None, 0.0)
-
-
-def sentence_end_setting(sentence_end, settings: RestoreSettings) -> Tuple[Optional[Any], float]:
-    """The sentence-end expert and its weight, when restoration uses it: the ``"marginal"``
-    decoder and a weight above 0 (the settings' or, if None, the expert's own)."""
-    if sentence_end is None or settings.method != "marginal":
-        return None, 0.0
-    weight = sentence_end.weight if settings.sentence_end_weight is None else settings.sentence_end_weight
-    return (sentence_end, weight) if weight > 0 else (None, 0.0)
+    weight = expert.weight if weight is None else weight
+    return (expert, weight) if weight > 0 else (None, 0.0)
 
 
 def slot_evidence(docs: List[Any], sents: List[List[tuple]], lexical, lexical_weight: float, sentence_end,
@@ -164,8 +155,8 @@ def restore_parsed_docs(model, docs: List[Any], settings: RestoreSettings, quote
     for ts, mask in zip(tree_sets, masks):
         for ps in ts:
             ps.observed = mask
-    lexical, lexical_weight = lexical_setting(model, settings)
-    sentence_end, sentence_end_weight = sentence_end_setting(sentence_end, settings)
+    lexical, lexical_weight = expert_setting(getattr(model, "lexical", None), settings.lexical_weight, settings)
+    sentence_end, sentence_end_weight = expert_setting(sentence_end, settings.sentence_end_weight, settings)
     evidence, lexical_weight = slot_evidence(docs, sents, lexical, lexical_weight, sentence_end, sentence_end_weight)
     choices = decode_tree_sets(model, tree_sets, weights, weighting, settings, evidence, lexical_weight)
     out = []
